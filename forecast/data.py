@@ -81,10 +81,8 @@ def parse_date(text: str) -> tuple[pd.Timestamp, str]:
 
     Returns the *last* day of the span and its precision; raises ``ValueError`` otherwise.
     """
-    for pattern, precision in _DATE_PATTERNS:
-        if pattern.match(text):
-            break
-    else:
+    precision = next((kind for pattern, kind in _DATE_PATTERNS if pattern.match(text)), None)
+    if precision is None:
         raise ValueError("expected YYYY-MM-DD, YYYY-MM, YYYY-Qn or YYYY")
     if precision == "day":
         return pd.Timestamp(text), precision
@@ -254,7 +252,9 @@ SCHEMAS: dict[str, FileSchema] = {
                 _NOTES,
             ),
             chip_column="chip",
-            duplicate_key=("date", "chip", "price_type", "price_usd_low", "price_usd_high", "source"),
+            duplicate_key=(
+                "date", "chip", "price_type", "price_usd_low", "price_usd_high", "source"
+            ),
         ),
         FileSchema(
             "aws_custom_silicon.csv",
@@ -360,9 +360,8 @@ def _read_csv(path: Path, schema: FileSchema, issues: list[Issue]) -> _ParsedFil
                 if not any(cell.strip() for cell in record):
                     continue
                 if len(record) != len(header):
-                    issues.append(
-                        Issue(name, start, None, f"expected {len(header)} fields, got {len(record)}")
-                    )
+                    message = f"expected {len(header)} fields, got {len(record)}"
+                    issues.append(Issue(name, start, None, message))
                     continue
                 raw = dict(zip(header, record, strict=True))
                 raw_rows.append(raw)
@@ -568,7 +567,9 @@ def _load_tables(directory: Path, issues: list[Issue]) -> Dataset | None:
         _check_duplicates(name, schema, parsed[name], issues)
 
     catalogue = {row["chip"].strip() for row in parsed["accelerators.csv"].raw}
-    aliases = {row["alias"].strip(): row["chip"].strip() for row in parsed["chip_aliases.csv"].raw}
+    aliases = {
+        row["alias"].strip(): row["chip"].strip() for row in parsed["chip_aliases.csv"].raw
+    }
     for name, schema in SCHEMAS.items():
         if schema.chip_column is None:
             continue
