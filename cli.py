@@ -67,7 +67,7 @@ def cmd_scenarios_show(args: argparse.Namespace) -> int:
     print()
     for row in scenario.to_table().itertuples(index=False):
         print(f"{row.input}: {row.dist}({row.params}) [{row.unit}]  "
-              f"median {row.median:.4g}, P10 {row.p10:.4g}, P90 {row.p90:.4g}")
+              f"median [P10, P90] = {row.summary}")
         print(f"    rationale: {row.rationale}")
     if scenario.correlation_names:
         print("\nrank correlations:")
@@ -186,6 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error of ours.
+        sys.stderr.close()
+        return EXIT_OK
 
 
 if __name__ == "__main__":
