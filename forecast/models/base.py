@@ -1,0 +1,261 @@
+"""The contract every Bayesian model of the package follows.
+
+In the spirit of pymc-marketing's ``ModelBuilder`` and statsmodels' ``Model.fit() ->
+Results``:
+
+- a model class holds *configuration only*: documented default priors (overridable, e.g. from
+  a scenario's ``[priors.<model>]`` table) and sampler settings;
+- ``Model.fit(dataset)`` runs NUTS and returns a fitted object (a :class:`FittedModel`
+  subclass) that knows its data, its posterior, its convergence diagnostics and its
+  provenance;
+- the fitted object has ``summary()``, ``diagnostics()``, a model-specific ``forecast(...)``
+  returning sample paths, and ``save(path)`` / ``load(path)``.
+
+PyMC is imported only inside ``fit``: a stored fit is loaded and forecast from with numpy,
+pandas and xarray alone (PyMC and PyTensor take seconds to import).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from forecast.errors import FitError, ForecastError
+
+#: Sampler settings used unless the caller overrides them. ``nuts_sampler`` is chosen by the
+#: benchmark in ``benchmarks/`` (see README).
+DEFAULT_SAMPLER: dict[str, Any] = {
+    "draws": 1000,
+    "tune": 1000,
+    "chains": 2,
+    "target_accept": 0.9,
+    "nuts_sampler": "pymc",
+    "random_seed": 20251031,
+    "progressbar": False,
+}
+
+#: Default convergence gate (DESIGN section 6).
+DEFAULT_GATE = {"max_r_hat": 1.01, "min_ess_bulk": 400.0, "max_divergences": 0}
+
+
+# --------------------------------------------------------------------------- priors
+
+
+def prior(name: str, spec: Mapping[str, Any], **kwargs: Any) -> Any:
+    """A PyMC random variable from a prior spec such as ``{"dist": "normal", "mu": 0, ...}``.
+
+    Supported ``dist`` values: normal(mu, sigma), lognormal(median, sigma), halfnormal(sigma),
+    truncnormal(mu, sigma, lower, upper), beta(alpha, beta), uniform(lower, upper),
+    gamma(alpha, beta), exponential(lam), studentt(nu, mu, sigma). Must be called inside a
+    ``pm.Model`` context; ``kwargs`` (e.g. ``dims``) pass through.
+    """
+    import pymc as pm
+
+    dist = str(spec["dist"]).lower()
+    p = {key: value for key, value in spec.items() if key not in ("dist", "rationale", "unit")}
+    builders = {
+        "normal": lambda: pm.Normal(name, mu=p["mu"], sigma=p["sigma"], **kwargs),
+        "lognormal": lambda: pm.LogNormal(
+            name, mu=math.log(p["median"]), sigma=p["sigma"], **kwargs),
+        "halfnormal": lambda: pm.HalfNormal(name, sigma=p["sigma"], **kwargs),
+        "truncnormal": lambda: pm.TruncatedNormal(
+            name, mu=p["mu"], sigma=p["sigma"], lower=p.get("lower"), upper=p.get("upper"),
+            **kwargs),
+        "beta": lambda: pm.Beta(name, alpha=p["alpha"], beta=p["beta"], **kwargs),
+        "uniform": lambda: pm.Uniform(name, lower=p["lower"], upper=p["upper"], **kwargs),
+        "gamma": lambda: pm.Gamma(name, alpha=p["alpha"], beta=p["beta"], **kwargs),
+        "exponential": lambda: pm.Exponential(name, lam=p["lam"], **kwargs),
+        "studentt": lambda: pm.StudentT(
+            name, nu=p["nu"], mu=p["mu"], sigma=p["sigma"], **kwargs),
+    }
+    if dist not in builders:
+        raise ForecastError(f"prior {name}: unsupported dist {dist!r}")
+    try:
+        return builders[dist]()
+    except KeyError as missing:
+        raise ForecastError(f"prior {name}: {dist} needs parameter {missing}") from None
+
+
+def merge_priors(
+    defaults: Mapping[str, Mapping[str, Any]],
+    overrides: Mapping[str, Any] | None,
+    model_name: str,
+) -> dict[str, dict[str, Any]]:
+    """Default priors with overrides applied; an override of an unknown parameter is an error.
+
+    ``overrides`` values may be plain dicts or objects with ``dist`` and ``params`` attributes
+    (the scenario module's specs).
+    """
+    merged = {key: dict(value) for key, value in defaults.items()}
+    for key, value in (overrides or {}).items():
+        if key not in merged:
+            known = ", ".join(sorted(merged))
+            raise ForecastError(f"priors.{model_name}.{key}: unknown prior (known: {known})")
+        if not isinstance(value, Mapping):
+            value = {"dist": value.dist, **dict(value.params)}
+        merged[key] = dict(value)
+    return merged
+
+
+# --------------------------------------------------------------------------- diagnostics
+
+
+def posterior_summary(idata: Any, var_names: list[str]) -> pd.DataFrame:
+    """ArviZ summary (mean, sd, 90% HDI, r_hat, ESS) of ``var_names``, one row per scalar."""
+    import arviz as az
+
+    summary = az.summary(idata, var_names=var_names, hdi_prob=0.9, round_to="none")
+    return summary.rename_axis("parameter").reset_index()
+
+
+def count_divergences(idata: Any) -> int:
+    """Number of divergent transitions over all chains (0 when the sampler stores none)."""
+    stats = getattr(idata, "sample_stats", None)
+    if stats is None or "diverging" not in stats:
+        return 0
+    return int(stats["diverging"].values.sum())
+
+
+def check_gate(
+    diagnostics: Mapping[str, Any], gate: Mapping[str, float] | None = None
+) -> list[str]:
+    """Reasons a fit fails the convergence gate; empty when it passes."""
+    gate = {**DEFAULT_GATE, **(gate or {})}
+    reasons = []
+    if not diagnostics["max_r_hat"] <= gate["max_r_hat"]:
+        reasons.append(f"max r_hat {diagnostics['max_r_hat']:.3f} > {gate['max_r_hat']}")
+    if not diagnostics["min_ess_bulk"] >= gate["min_ess_bulk"]:
+        reasons.append(
+            f"min bulk ESS {diagnostics['min_ess_bulk']:.0f} < {gate['min_ess_bulk']:.0f}"
+        )
+    if diagnostics["divergences"] > gate["max_divergences"]:
+        reasons.append(f"{diagnostics['divergences']} divergences")
+    return reasons
+
+
+# --------------------------------------------------------------------------- fitted models
+
+
+@dataclass
+class FittedModel:
+    """Base of every fitted model: posterior, prepared data, configuration, diagnostics.
+
+    Subclasses set ``model_name`` and ``model_version`` and add ``forecast``. ``posterior`` is
+    an xarray Dataset (chain, draw, ...); ``data`` holds the tidy frames the fit used, so the
+    fitted object knows its data (as statsmodels results do).
+    """
+
+    model_name: ClassVar[str] = "base"
+    model_version: ClassVar[str] = "0"
+
+    posterior: xr.Dataset
+    data: dict[str, pd.DataFrame]
+    config: dict[str, Any]
+    summary_table: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    # ----------------------------------------------------------------- reporting
+
+    def summary(self) -> pd.DataFrame:
+        """Posterior summary with r_hat and ESS per parameter; divergences in ``attrs``."""
+        table = self.summary_table.copy()
+        table.attrs["divergences"] = self.meta.get("divergences", 0)
+        return table
+
+    def diagnostics(self) -> dict[str, Any]:
+        """max r_hat, min bulk/tail ESS, divergences, and whether the default gate passes."""
+        table = self.summary_table
+        result = {
+            "max_r_hat": float(table["r_hat"].max()),
+            "min_ess_bulk": float(table["ess_bulk"].min()),
+            "min_ess_tail": float(table["ess_tail"].min()),
+            "divergences": int(self.meta.get("divergences", 0)),
+        }
+        result["converged"] = not check_gate(result)
+        return result
+
+    def stacked(self, name: str) -> np.ndarray:
+        """Posterior draws of one variable with chain and draw flattened into the first axis."""
+        values = self.posterior[name]
+        return values.stack(sample=("chain", "draw")).transpose("sample", ...).values
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.posterior.sizes["chain"] * self.posterior.sizes["draw"])
+
+    # ----------------------------------------------------------------- persistence
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``posterior.nc``, ``summary.csv``, data frames and ``config.json`` to a dir."""
+        directory = Path(path)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.posterior.to_netcdf(directory / "posterior.nc", engine="h5netcdf")
+        self.summary_table.to_csv(directory / "summary.csv", index=False)
+        for key, frame in self.data.items():
+            frame.to_parquet(directory / f"data_{key}.parquet")
+        header = {
+            "model_name": self.model_name,
+            "model_version": self.model_version,
+            "config": self.config,
+            "meta": self.meta,
+            "data_keys": sorted(self.data),
+        }
+        (directory / "config.json").write_text(json.dumps(header, indent=2, default=str))
+        return directory
+
+    @classmethod
+    def load(cls, path: str | Path) -> FittedModel:
+        """Load a fit saved by :meth:`save`; a fit of another model or version is a FitError."""
+        directory = Path(path)
+        try:
+            header = json.loads((directory / "config.json").read_text())
+        except FileNotFoundError:
+            raise FitError(f"{directory}: no config.json: not a saved fit") from None
+        except json.JSONDecodeError as exc:
+            raise FitError(f"{directory / 'config.json'}: corrupt ({exc.msg})") from None
+        name, version = header.get("model_name"), header.get("model_version")
+        if name != cls.model_name:
+            raise FitError(f"{directory}: holds a {name!r} fit, expected {cls.model_name!r}")
+        if version != cls.model_version:
+            raise FitError(
+                f"{directory}: written by {name} model version {version}, this code reads "
+                f"version {cls.model_version}; re-fit (python cli.py refit)"
+            )
+        with xr.open_dataset(directory / "posterior.nc", engine="h5netcdf") as stored:
+            posterior = stored.load()
+        data = {
+            key: pd.read_parquet(directory / f"data_{key}.parquet") for key in header["data_keys"]
+        }
+        summary = pd.read_csv(directory / "summary.csv")
+        return cls(posterior=posterior, data=data, config=header["config"],
+                   summary_table=summary, meta=header["meta"])
+
+
+def run_sampler(model: Any, sampler: Mapping[str, Any]) -> tuple[Any, float]:
+    """Sample a PyMC model with the given settings; returns (InferenceData, seconds)."""
+    import pymc as pm
+
+    settings = {**DEFAULT_SAMPLER, **sampler}
+    start = time.perf_counter()
+    with model:
+        idata = pm.sample(
+            draws=settings["draws"],
+            tune=settings["tune"],
+            chains=settings["chains"],
+            cores=min(settings["chains"], 2),
+            target_accept=settings["target_accept"],
+            nuts_sampler=settings["nuts_sampler"],
+            random_seed=settings["random_seed"],
+            progressbar=settings["progressbar"],
+            compute_convergence_checks=False,
+        )
+    return idata, time.perf_counter() - start
