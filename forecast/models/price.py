@@ -408,6 +408,58 @@ class FittedPriceModel(FittedModel):
             "has_price_data": [v in observed for v in vendors],
         })
 
+    def predict_observations(self, frame: pd.DataFrame, draws: int = 1000,
+                             seed: int = 0) -> np.ndarray:
+        """Posterior predictive samples of observed prices (draws x rows), USD per chip-hour.
+
+        ``frame`` has the rental-price columns (date, chip, provider_or_index, pricing_type),
+        e.g. observations after a backtest cut-off. Chips and pricing types must have been
+        fitted. Includes the cycle (simulated forward past the fitted window) and the
+        Student-t observation noise of the row's price class.
+        """
+        rng = np.random.default_rng(seed)
+        pick = rng.integers(0, self.n_samples, size=draws)
+        fitted_chips = [str(c) for c in self.posterior["chip"].values]
+        types = [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
+        unknown = sorted(set(frame["chip"]) - set(fitted_chips))
+        unknown_types = sorted(set(frame["pricing_type"].astype(str)) - set(types))
+        if unknown or unknown_types:
+            raise ForecastError(f"no fitted parameters for chips {unknown} / pricing types "
+                                f"{unknown_types}")
+        catalogue = self.data["catalogue"].set_index("chip")
+        vendors = [str(v) for v in self.posterior["vendor"].values]
+        fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
+        quarters = frame["date"].dt.to_period("Q")
+        steps = max(0, (quarters.max() - fitted_quarters[-1]).n)
+        cycle_fit = self.stacked("cycle")[pick]
+        future = simulate_ar1(self.stacked("cycle_rho")[pick], self.stacked("cycle_sigma")[pick],
+                              cycle_fit[:, -1], steps, rng)
+        cycle_all = np.concatenate([cycle_fit, future], axis=1)
+        cycle_idx = np.clip([(q - fitted_quarters[0]).n for q in quarters], 0,
+                            cycle_all.shape[1] - 1)
+
+        is_market = price_class(frame["pricing_type"].astype(str),
+                                frame["provider_or_index"]) == "market"
+        chip_idx = [fitted_chips.index(c) for c in frame["chip"]]
+        vendor_idx = [vendors.index(catalogue.loc[c, "vendor_group"]) for c in frame["chip"]]
+        release = catalogue.loc[frame["chip"], "release_date"].to_numpy()
+        age = np.maximum((frame["date"].to_numpy() - release) / np.timedelta64(1, "D")
+                         / DAYS_PER_YEAR, 0.0)
+        offsets_fit = np.concatenate([np.zeros((draws, 1)),
+                                      self.stacked("type_offset")[pick]], axis=1)
+        type_idx = [types.index(t) for t in frame["pricing_type"].astype(str)]
+        slope = np.where(is_market[None, :], self.stacked("decay")[pick][:, vendor_idx],
+                         self.stacked("list_drift")[pick][:, None])
+        level = (self.stacked("launch_log_price")[pick][:, chip_idx] + offsets_fit[:, type_idx]
+                 + np.where(is_market[None, :], 0.0,
+                            self.stacked("list_premium")[pick][:, None]))
+        mean = log_price_mean(level, 0.0, slope, age[None, :], is_market[None, :].astype(float),
+                              cycle_all[:, cycle_idx])
+        scale = np.where(is_market[None, :], self.stacked("noise_market")[pick][:, None],
+                         self.stacked("noise_list")[pick][:, None])
+        noise = scale * rng.standard_t(NOISE_DOF, size=mean.shape)
+        return np.exp(mean + noise)
+
     def forecast(
         self,
         quarters: Sequence[str] | pd.PeriodIndex,
