@@ -399,13 +399,14 @@ class FittedPriceModel(FittedModel):
         vendors = [str(v) for v in self.posterior["vendor"].values]
         lower, upper = (1 - interval) / 2, 1 - (1 - interval) / 2
         change = annual_change(decay)
-        observed = set(self.data["observations"]["vendor_group"])
+        identified = set(identified_market_vendors(self.data["observations"]))
         return pd.DataFrame({
             "vendor": vendors,
             "annual_change_median": np.median(change, axis=0),
             f"annual_change_p{lower * 100:g}": np.quantile(change, lower, axis=0),
             f"annual_change_p{upper * 100:g}": np.quantile(change, upper, axis=0),
-            "has_price_data": [v in observed for v in vendors],
+            # False: no market prices of one chip at two ages, so the rate is a prior draw.
+            "identified_by_data": [v in identified for v in vendors],
         })
 
     def predict_observations(self, frame: pd.DataFrame, draws: int = 1000,
