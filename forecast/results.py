@@ -1,0 +1,224 @@
+"""The ``Forecast`` object: joint sample paths and everything derived from them.
+
+Paths are an xarray Dataset with dims ``draw`` x ``quarter`` (x ``vendor`` or ``chip``); each
+quantile, probability and comparison is computed from them, so correlations across time and
+vendors survive (a 2030 share and a 2030 TAM come from the same path). Numpy, pandas and
+xarray only: nothing here imports PyMC.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from forecast.errors import ForecastError
+from forecast.theses import evaluate_theses
+
+#: How quarters combine into a calendar year, per metric: flows of money add up, levels
+#: (shares, prices, costs) average.
+ANNUAL_AGGREGATE = {
+    "tam": "sum",
+    "spend": "sum",
+    "custom_silicon_spend": "sum",
+    "aws_revenue_topdown": "sum",
+    "aws_revenue_bottomup": "sum",
+}
+
+UNITS = {
+    "tam": "USD billions",
+    "spend": "USD billions",
+    "custom_silicon_spend": "USD billions",
+    "aws_revenue_topdown": "USD billions",
+    "aws_revenue_bottomup": "USD billions",
+    "share": "fraction of spend",
+    "price": "USD per chip-hour",
+    "cost_per_pflop_hour": "USD per effective PFLOP-hour",
+    "vendor_cost": "USD per effective PFLOP-hour",
+}
+
+
+def _q_name(q: float) -> str:
+    return f"q{round(q * 100):d}" if round(q * 100) == q * 100 else f"q{q * 100:g}"
+
+
+@dataclass
+class Forecast:
+    """Joint sample paths under one scenario, with quantiles, theses and exports.
+
+    Attributes
+    ----------
+    data
+        xarray Dataset of sample paths (dims draw, quarter and vendor or chip).
+    scenario, fit_id, seed
+        What produced the paths.
+    theses_specs
+        The scenario's thesis specifications (``forecast.scenario.ThesisSpec``).
+    history
+        Observed values for fan charts: tidy (metric, quarter, vendor, value), may be empty.
+    """
+
+    data: xr.Dataset
+    scenario: str
+    fit_id: str
+    seed: int
+    theses_specs: Sequence[Any] = ()
+    history: pd.DataFrame = field(default_factory=pd.DataFrame)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def draws(self) -> int:
+        return int(self.data.sizes["draw"])
+
+    @property
+    def metrics(self) -> list[str]:
+        return sorted(str(name) for name in self.data.data_vars)
+
+    def paths(self, metric: str) -> xr.DataArray:
+        """Sample paths of one metric."""
+        if metric not in self.data:
+            raise ForecastError(f"unknown metric {metric!r} (known: {', '.join(self.metrics)})")
+        return self.data[metric]
+
+    # ----------------------------------------------------------------- quantiles
+
+    def annual(self, metric: str) -> xr.DataArray:
+        """Calendar-year values per draw (sum or mean of the year's quarters, per metric).
+
+        Only years whose four quarters are all in the paths appear.
+        """
+        values = self.paths(metric)
+        labels = [str(q) for q in values["quarter"].values]
+        years = sorted({label[:4] for label in labels})
+        complete = [y for y in years if all(f"{y}Q{k}" in labels for k in range(1, 5))]
+        how = ANNUAL_AGGREGATE.get(metric, "mean")
+        pieces = []
+        for year in complete:
+            window = values.sel(quarter=[f"{year}Q{k}" for k in range(1, 5)])
+            pieces.append(window.sum("quarter") if how == "sum" else window.mean("quarter"))
+        if not pieces:
+            raise ForecastError(f"{metric}: no complete calendar year in the forecast")
+        return xr.concat(pieces, dim=pd.Index(complete, name="period"))
+
+    def quantiles(self, metric: str, q: Sequence[float] = (0.1, 0.5, 0.9),
+                  freq: str = "year") -> pd.DataFrame:
+        """Tidy quantiles: columns metric, period, vendor (or chip, or empty), q10, q50, ...
+
+        ``freq`` is "year" (calendar years, complete ones only) or "quarter".
+        """
+        if freq == "year":
+            values = self.annual(metric)
+        elif freq == "quarter":
+            values = self.paths(metric).rename(quarter="period")
+        else:
+            raise ForecastError(f"freq must be 'year' or 'quarter', got {freq!r}")
+        levels = list(q)
+        quant = values.quantile(levels, dim="draw", skipna=True)
+        frame = quant.to_dataframe(name="value").reset_index()
+        frame = frame.pivot_table(index=[c for c in frame.columns
+                                         if c not in ("quantile", "value")],
+                                  columns="quantile", values="value", dropna=False).reset_index()
+        frame.columns = [(_q_name(c) if isinstance(c, float) else str(c)) for c in frame.columns]
+        extra = next((d for d in ("vendor", "chip") if d in frame), None)
+        frame.insert(0, "metric", metric)
+        frame["key"] = frame[extra].astype(str) if extra else ""
+        ordered = ["metric", "period", "key"] + [_q_name(level) for level in levels]
+        frame = frame[ordered].rename(columns={"key": extra or "vendor"})
+        frame["unit"] = UNITS.get(metric, "")
+        return frame.sort_values(list(frame.columns[:3])).reset_index(drop=True)
+
+    # ----------------------------------------------------------------- theses
+
+    def theses(self) -> pd.DataFrame:
+        """Probability, Monte Carlo standard error and metric quantiles of every thesis."""
+        return evaluate_theses(self.data, self.theses_specs)
+
+    def compare(self, other: Forecast, metric: str = "tam",
+                q: Sequence[float] = (0.1, 0.5, 0.9)) -> pd.DataFrame:
+        """Annual quantiles of one metric for this and another forecast, side by side."""
+        mine = self.quantiles(metric, q).assign(scenario=self.scenario)
+        theirs = other.quantiles(metric, q).assign(scenario=other.scenario)
+        return pd.concat([mine, theirs], ignore_index=True)
+
+    # ----------------------------------------------------------------- exports
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary: provenance, annual quantiles of headline metrics, theses."""
+        headline = [m for m in ("tam", "share", "spend", "aws_revenue_topdown",
+                                "aws_revenue_bottomup", "custom_silicon_spend")
+                    if m in self.data]
+        quantiles = pd.concat([self.quantiles(m) for m in headline], ignore_index=True)
+        quantiles = quantiles.rename(columns={"chip": "vendor"})
+        theses = self.theses()
+        return {
+            "scenario": self.scenario,
+            "fit_id": self.fit_id,
+            "draws": self.draws,
+            "seed": self.seed,
+            "meta": self.meta,
+            "quantiles": json.loads(quantiles.to_json(orient="records", double_precision=6)),
+            "theses": json.loads(theses.to_json(orient="records", double_precision=6)),
+        }
+
+    def tidy_paths(self) -> pd.DataFrame:
+        """Long table (metric, draw, quarter, vendor/chip, value) of every path."""
+        frames = []
+        for metric in self.metrics:
+            frame = self.data[metric].to_dataframe(name="value").reset_index()
+            key = next((d for d in ("vendor", "chip") if d in frame), None)
+            frame["key"] = frame[key].astype(str) if key else ""
+            frames.append(frame[["draw", "quarter", "key", "value"]].assign(metric=metric))
+        return pd.concat(frames, ignore_index=True)[["metric", "draw", "quarter", "key",
+                                                      "value"]]
+
+    def to_parquet(self, path: str | Path) -> Path:
+        """Every path as one long Parquet table."""
+        self.tidy_paths().to_parquet(path, index=False)
+        return Path(path)
+
+    def to_csv(self, path: str | Path, q: Sequence[float] = (0.1, 0.5, 0.9)) -> Path:
+        """Annual quantiles of every metric as a tidy CSV."""
+        frames = [self.quantiles(m, q).rename(columns={"chip": "vendor"}) for m in self.metrics
+                  if _has_complete_year(self.data[m])]
+        pd.concat(frames, ignore_index=True).to_csv(path, index=False, float_format="%.6g")
+        return Path(path)
+
+    def to_netcdf(self, path: str | Path) -> Path:
+        """The paths as NetCDF, with scenario, fit id and seed in the attributes."""
+        data = self.data.copy()
+        data.attrs.update(scenario=self.scenario, fit_id=self.fit_id, seed=self.seed)
+        data.to_netcdf(path, engine="h5netcdf")
+        return Path(path)
+
+
+def _has_complete_year(values: xr.DataArray) -> bool:
+    labels = {str(q) for q in values["quarter"].values}
+    return any(all(f"{label[:4]}Q{k}" in labels for k in range(1, 5)) for label in labels)
+
+
+def quantile_table(forecast: Forecast, metrics: Sequence[str],
+                   years: Sequence[str] | None = None) -> pd.DataFrame:
+    """Annual 10/50/90% of several metrics, optionally restricted to some years."""
+    frames = [forecast.quantiles(metric).rename(columns={"chip": "vendor"})
+              for metric in metrics if metric in forecast.data]
+    table = pd.concat(frames, ignore_index=True)
+    if years is not None:
+        table = table[table["period"].isin([str(y) for y in years])]
+    return table.reset_index(drop=True)
+
+
+def check_paths(data: xr.Dataset) -> None:
+    """Sanity of paths: shares on the simplex, money non-negative; raises on violation."""
+    if "share" in data:
+        total = data["share"].sum("vendor")
+        if not np.allclose(total.values, 1.0, atol=1e-6):
+            raise ForecastError("shares do not sum to 1 in every draw and quarter")
+    for metric, how in ANNUAL_AGGREGATE.items():
+        if metric in data and how == "sum" and (data[metric] < 0).any():
+            raise ForecastError(f"{metric} has negative values")

@@ -1,0 +1,140 @@
+"""Evaluate theses (predicates over forecast sample paths) into probabilities.
+
+A thesis names a metric (a variable of the forecast paths), an optional vendor or a
+numerator/denominator chip pair, a period (a quarter, a calendar year or a range of years), how
+the period's quarters combine (sum, mean or last), a comparator and a threshold. Each sample
+path either satisfies it or not; the probability is the fraction that do, with its Monte Carlo
+standard error sqrt(p (1 - p) / n) (paths are independent draws).
+
+Pure numpy/xarray: no PyMC on this path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from forecast.errors import ForecastError
+
+_COMPARATORS = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+}
+
+
+def quarter_labels_between(first: int, last: int) -> list[str]:
+    """Labels "YYYYQn" for quarter indices ``first..last`` (index = year * 4 + quarter - 1)."""
+    return [f"{index // 4}Q{index % 4 + 1}" for index in range(first, last + 1)]
+
+
+def period_quarters(period: str) -> list[str]:
+    """Quarter labels of a thesis period: "2030", "2030Q4" or "2026..2030"."""
+    text = period.strip()
+    if ".." in text:
+        start, end = (int(part) for part in text.split(".."))
+        return quarter_labels_between(start * 4, end * 4 + 3)
+    if "Q" in text:
+        return [text]
+    year = int(text)
+    return quarter_labels_between(year * 4, year * 4 + 3)
+
+
+def metric_values(paths: xr.Dataset, thesis: Any) -> xr.DataArray:
+    """The thesis metric as (draw, quarter), with vendor/chip selected or a chip ratio taken."""
+    metric = thesis.metric
+    if metric == "cost_per_pflop_hour_ratio":
+        if "cost_per_pflop_hour" not in paths:
+            raise ForecastError(f"thesis {thesis.name}: no cost_per_pflop_hour in the paths")
+        cost = paths["cost_per_pflop_hour"]
+        for chip in (thesis.numerator, thesis.denominator):
+            if chip is None or chip not in cost["chip"].values:
+                raise ForecastError(f"thesis {thesis.name}: chip {chip!r} not in the forecast")
+        return cost.sel(chip=thesis.numerator) / cost.sel(chip=thesis.denominator)
+    if metric not in paths:
+        known = ", ".join(sorted(paths.data_vars))
+        raise ForecastError(f"thesis {thesis.name}: unknown metric {metric!r} (known: {known})")
+    values = paths[metric]
+    if "vendor" in values.dims:
+        if thesis.vendor is None:
+            raise ForecastError(f"thesis {thesis.name}: metric {metric!r} needs a vendor")
+        if thesis.vendor not in values["vendor"].values:
+            raise ForecastError(f"thesis {thesis.name}: unknown vendor {thesis.vendor!r}")
+        values = values.sel(vendor=thesis.vendor)
+    return values
+
+
+def aggregate_period(values: xr.DataArray, quarters: list[str], how: str) -> np.ndarray:
+    """Combine the period's quarters per draw: sum, mean or last; all quarters must exist."""
+    missing = [q for q in quarters if q not in values["quarter"].values]
+    if missing:
+        raise ForecastError(f"period quarters {missing[0]}..{missing[-1]} are outside the "
+                            "forecast horizon")
+    window = values.sel(quarter=quarters)
+    if how == "sum":
+        return window.sum("quarter").values
+    if how == "mean":
+        return window.mean("quarter").values
+    if how == "last":
+        return window.isel(quarter=-1).values
+    raise ForecastError(f"unknown aggregate {how!r} (sum, mean or last)")
+
+
+def evaluate_thesis(paths: xr.Dataset, thesis: Any) -> dict[str, Any]:
+    """Probability, Monte Carlo error and the metric's quantiles for one thesis."""
+    values = aggregate_period(metric_values(paths, thesis), period_quarters(thesis.period),
+                              thesis.aggregate)
+    if thesis.comparator not in _COMPARATORS:
+        raise ForecastError(f"thesis {thesis.name}: unknown comparator {thesis.comparator!r}")
+    finite = np.isfinite(values)
+    holds = _COMPARATORS[thesis.comparator](values[finite], thesis.threshold)
+    n = int(finite.sum())
+    probability = float(holds.mean()) if n else float("nan")
+    result = {
+        "name": thesis.name,
+        "statement": thesis.statement,
+        "probability": probability,
+        "mcse": float(np.sqrt(probability * (1 - probability) / n)) if n else float("nan"),
+        "draws": n,
+        "metric_p10": float(np.quantile(values[finite], 0.1)) if n else float("nan"),
+        "metric_p50": float(np.quantile(values[finite], 0.5)) if n else float("nan"),
+        "metric_p90": float(np.quantile(values[finite], 0.9)) if n else float("nan"),
+        "threshold": thesis.threshold,
+        "comparator": thesis.comparator,
+    }
+    if thesis.aggregate == "sum" and thesis.comparator in (">", ">="):
+        result.update(first_year_reached(paths, thesis))
+    return result
+
+
+def first_year_reached(paths: xr.Dataset, thesis: Any) -> dict[str, Any]:
+    """For an annual-sum threshold thesis: the first calendar year each path reaches it.
+
+    Returns the median first year among paths that reach it within the horizon, and the
+    share of paths that never do.
+    """
+    values = metric_values(paths, thesis)
+    labels = [str(q) for q in values["quarter"].values]
+    years = sorted({int(label[:4]) for label in labels
+                    if all(f"{label[:4]}Q{k}" in labels for k in range(1, 5))})
+    if not years:
+        return {}
+    annual = np.stack([aggregate_period(values, period_quarters(str(y)), "sum")
+                       for y in years], axis=1)
+    reached = _COMPARATORS[thesis.comparator](annual, thesis.threshold)
+    ever = reached.any(axis=1)
+    first = np.where(ever, np.array(years)[reached.argmax(axis=1)], np.nan)
+    return {
+        "first_year_median": float(np.nanmedian(first)) if ever.any() else float("nan"),
+        "never_within_horizon": float(1 - ever.mean()),
+    }
+
+
+def evaluate_theses(paths: xr.Dataset, theses: Iterable[Any]) -> pd.DataFrame:
+    """One row per thesis: statement, probability, Monte Carlo error and metric quantiles."""
+    return pd.DataFrame([evaluate_thesis(paths, thesis) for thesis in theses])

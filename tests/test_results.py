@@ -1,0 +1,115 @@
+"""Tests of the Forecast object and thesis evaluation on hand-made sample paths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+from forecast.errors import ForecastError
+from forecast.results import Forecast, check_paths
+from forecast.scenario import ThesisSpec
+from forecast.theses import evaluate_thesis, period_quarters
+
+QUARTERS = [f"{y}Q{q}" for y in (2029, 2030) for q in range(1, 5)]
+VENDORS = ["nvidia", "aws", "other"]
+
+
+def make_paths(draws: int = 1000, seed: int = 0) -> xr.Dataset:
+    rng = np.random.default_rng(seed)
+    tam = rng.uniform(10, 30, size=(draws, len(QUARTERS)))  # USD billions a quarter
+    nvidia = np.linspace(0.5, 0.9, draws)[:, None] * np.ones((1, len(QUARTERS)))
+    aws = (1 - nvidia) / 2
+    share = np.stack([nvidia, aws, 1 - nvidia - aws], axis=-1)
+    coords = {"draw": np.arange(draws), "quarter": QUARTERS, "vendor": VENDORS}
+    return xr.Dataset(
+        {
+            "tam": (("draw", "quarter"), tam),
+            "share": (("draw", "quarter", "vendor"), share),
+            "aws_revenue_topdown": (("draw", "quarter"), tam * aws[:, :]),
+        },
+        coords=coords,
+    )
+
+
+def thesis(**overrides) -> ThesisSpec:
+    spec = {"name": "t", "statement": "s", "metric": "share", "period": "2030",
+            "comparator": "<=", "threshold": 0.7, "vendor": "nvidia", "aggregate": "mean"}
+    spec.update(overrides)
+    return ThesisSpec(**spec)
+
+
+def test_period_quarters():
+    assert period_quarters("2030") == ["2030Q1", "2030Q2", "2030Q3", "2030Q4"]
+    assert period_quarters("2030Q2") == ["2030Q2"]
+    assert len(period_quarters("2026..2030")) == 20
+
+
+def test_share_thesis_probability_matches_the_construction():
+    # NVIDIA's share is evenly spread on [0.5, 0.9]: P(share <= 0.7) = 0.5.
+    result = evaluate_thesis(make_paths(), thesis())
+    assert result["probability"] == pytest.approx(0.5, abs=0.002)
+    assert result["mcse"] == pytest.approx(np.sqrt(0.25 / 1000), rel=0.01)
+
+
+def test_sum_thesis_against_numpy_reference():
+    paths = make_paths()
+    spec = thesis(metric="tam", vendor=None, aggregate="sum", comparator=">=", threshold=80.0)
+    expected = (paths["tam"].sel(quarter=period_quarters("2030")).sum("quarter") >= 80).mean()
+    result = evaluate_thesis(paths, spec)
+    assert result["probability"] == pytest.approx(float(expected))
+    assert 2029 <= result["first_year_median"] <= 2030
+
+
+def test_thesis_outside_the_horizon_is_an_error():
+    with pytest.raises(ForecastError, match="outside the forecast horizon"):
+        evaluate_thesis(make_paths(), thesis(period="2031"))
+
+
+def test_unknown_metric_is_an_error():
+    with pytest.raises(ForecastError, match="unknown metric"):
+        evaluate_thesis(make_paths(), thesis(metric="profit"))
+
+
+def test_annual_quantiles_sum_money_and_average_shares():
+    paths = make_paths()
+    forecast = Forecast(data=paths, scenario="test", fit_id="x", seed=0)
+    tam = forecast.quantiles("tam", q=(0.5,))
+    expected = np.median(paths["tam"].sel(quarter=period_quarters("2030")).sum("quarter"))
+    assert tam.loc[tam["period"] == "2030", "q50"].item() == pytest.approx(expected)
+    share = forecast.quantiles("share", q=(0.1, 0.5, 0.9))
+    row = share[(share["period"] == "2030") & (share["vendor"] == "nvidia")]
+    assert row["q50"].item() == pytest.approx(0.7, abs=0.001)
+    assert (share["q10"] <= share["q50"]).all() and (share["q50"] <= share["q90"]).all()
+
+
+def test_quarterly_quantiles_and_bad_freq():
+    forecast = Forecast(data=make_paths(), scenario="test", fit_id="x", seed=0)
+    assert len(forecast.quantiles("tam", freq="quarter")) == len(QUARTERS)
+    with pytest.raises(ForecastError):
+        forecast.quantiles("tam", freq="month")
+
+
+def test_exports_round_trip(tmp_path):
+    forecast = Forecast(data=make_paths(200), scenario="test", fit_id="x", seed=0,
+                        theses_specs=[thesis()])
+    forecast.to_netcdf(tmp_path / "paths.nc")
+    with xr.open_dataset(tmp_path / "paths.nc", engine="h5netcdf") as stored:
+        xr.testing.assert_allclose(stored.load().drop_attrs(), forecast.data)
+    forecast.to_parquet(tmp_path / "paths.parquet")
+    long = pd.read_parquet(tmp_path / "paths.parquet")
+    assert len(long) == 200 * len(QUARTERS) * (1 + 1 + len(VENDORS))
+    forecast.to_csv(tmp_path / "quantiles.csv")
+    assert {"metric", "period", "vendor", "q10", "q50", "q90"} <= set(
+        pd.read_csv(tmp_path / "quantiles.csv").columns)
+    summary = forecast.summary()
+    assert summary["theses"][0]["name"] == "t"
+
+
+def test_check_paths_catches_a_broken_simplex():
+    paths = make_paths(10)
+    check_paths(paths)
+    paths["share"][0, 0, 0] = 0.99
+    with pytest.raises(ForecastError, match="sum to 1"):
+        check_paths(paths)
