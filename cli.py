@@ -123,6 +123,33 @@ def cmd_economics(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- diffusion
+
+
+def cmd_diffusion(args: argparse.Namespace) -> int:
+    import json
+
+    from forecast.models.diffusion import diffusion_report, fit_units_csv, read_units_csv
+
+    read_units_csv(args.file, args.model)  # bad input fails here, before the slow part
+    if not args.quiet and args.format == "table":
+        print(f"fitting {args.model} to {args.file} (NUTS; about 10-30 s)...", file=sys.stderr)
+    report = diffusion_report(fit_units_csv(args.file, kind=args.model))
+    if args.format == "json":
+        print(json.dumps(report, indent=2))
+        return EXIT_OK
+    print(f"{report['model']} fit to {report['n_observations']} periods "
+          f"({int(report['interval'] * 100)}% intervals; p and q per period)")
+    table = pd.DataFrame(report["parameters"])
+    for column in ("median", "lower", "upper"):
+        table[column] = table[column].map(lambda value: f"{value:.4g}")
+    _print_table(table)
+    status = "converged" if report["converged"] else "NOT CONVERGED: do not rely on it"
+    print(f"max r_hat {report['max_r_hat']:.4f}, min bulk ESS {report['min_ess_bulk']:.0f}, "
+          f"divergences {report['divergences']}: {status}")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- forecast
 
 
@@ -162,6 +189,13 @@ def build_parser() -> argparse.ArgumentParser:
                            help="scenario giving utilisation and missing prices (default base)")
     economics.add_argument("--data", help="data directory (default: the project's data/)")
     economics.set_defaults(handler=cmd_economics)
+
+    diffusion = commands.add_parser("diffusion", help="fit a Bass-family model to a unit series")
+    diffusion.add_argument("file", help="CSV with columns period,value (see README)")
+    diffusion.add_argument("--model", choices=["bass", "gbass", "norton-bass"], default="bass")
+    diffusion.add_argument("--format", choices=["table", "json"], default="table")
+    diffusion.add_argument("--quiet", action="store_true", help="no progress note")
+    diffusion.set_defaults(handler=cmd_diffusion)
 
     forecast = commands.add_parser("forecast", help="forecast under a scenario")
     forecast.add_argument("--scenario", default="base")

@@ -126,3 +126,23 @@ def test_unknown_command_is_one_line():
     result = run_cli("frobnicate")
     assert_clean_failure(result)
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_diffusion_rejects_a_bad_csv_in_one_line(tmp_path):
+    path = tmp_path / "units.csv"
+    path.write_text("period,value\n2024Q1,5\n2024Q2,-1\n")
+    result = run_cli("diffusion", str(path))
+    assert_clean_failure(result)
+    assert result.stderr.strip() == f"error: {path}:3:value: must be a positive number, got '-1'"
+
+
+@pytest.mark.slow
+def test_diffusion_fits_a_csv_and_prints_json(tmp_path):
+    import json
+
+    result = run_cli("diffusion", str(ROOT / "tests/fixtures/diffusion_units.csv"),
+                     "--format", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {row["parameter"] for row in report["parameters"]} == {"p", "q", "m"}
+    assert report["max_r_hat"] < 1.05 and report["divergences"] == 0
