@@ -40,7 +40,7 @@ UNITS = {
     "share": "fraction of spend",
     "price": "USD per chip-hour",
     "cost_per_pflop_hour": "USD per effective PFLOP-hour",
-    "vendor_cost": "USD per effective PFLOP-hour",
+    "vendor_cost": "USD per effective PFLOP-hour (owner TCO basis)",
 }
 
 
@@ -125,7 +125,8 @@ class Forecast:
                                          if c not in ("quantile", "value")],
                                   columns="quantile", values="value", dropna=False).reset_index()
         frame.columns = [(_q_name(c) if isinstance(c, float) else str(c)) for c in frame.columns]
-        extra = next((d for d in ("vendor", "chip") if d in frame), None)
+        extra = next((str(d) for d in values.dims if d not in ("draw", "quarter", "period")),
+                     None)
         frame.insert(0, "metric", metric)
         frame["key"] = frame[extra].astype(str) if extra else ""
         ordered = ["metric", "period", "key"] + [_q_name(level) for level in levels]
@@ -154,7 +155,7 @@ class Forecast:
                                 "aws_revenue_bottomup", "custom_silicon_spend")
                     if m in self.data]
         quantiles = pd.concat([self.quantiles(m) for m in headline], ignore_index=True)
-        quantiles = quantiles.rename(columns={"chip": "vendor"})
+        quantiles = quantiles.rename(columns={"chip": "vendor", "cost_vendor": "vendor"})
         theses = self.theses()
         return {
             "scenario": self.scenario,
@@ -171,7 +172,8 @@ class Forecast:
         frames = []
         for metric in self.metrics:
             frame = self.data[metric].to_dataframe(name="value").reset_index()
-            key = next((d for d in ("vendor", "chip") if d in frame), None)
+            key = next((str(d) for d in self.data[metric].dims
+                        if d not in ("draw", "quarter")), None)
             frame["key"] = frame[key].astype(str) if key else ""
             frames.append(frame[["draw", "quarter", "key", "value"]].assign(metric=metric))
         return pd.concat(frames, ignore_index=True)[["metric", "draw", "quarter", "key",
@@ -184,8 +186,8 @@ class Forecast:
 
     def to_csv(self, path: str | Path, q: Sequence[float] = (0.1, 0.5, 0.9)) -> Path:
         """Annual quantiles of every metric as a tidy CSV."""
-        frames = [self.quantiles(m, q).rename(columns={"chip": "vendor"}) for m in self.metrics
-                  if _has_complete_year(self.data[m])]
+        frames = [self.quantiles(m, q).rename(columns={"chip": "vendor", "cost_vendor": "vendor"})
+                  for m in self.metrics if _has_complete_year(self.data[m])]
         pd.concat(frames, ignore_index=True).to_csv(path, index=False, float_format="%.6g")
         return Path(path)
 
@@ -205,7 +207,7 @@ def _has_complete_year(values: xr.DataArray) -> bool:
 def quantile_table(forecast: Forecast, metrics: Sequence[str],
                    years: Sequence[str] | None = None) -> pd.DataFrame:
     """Annual 10/50/90% of several metrics, optionally restricted to some years."""
-    frames = [forecast.quantiles(metric).rename(columns={"chip": "vendor"})
+    frames = [forecast.quantiles(metric).rename(columns={"chip": "vendor", "cost_vendor": "vendor"})
               for metric in metrics if metric in forecast.data]
     table = pd.concat(frames, ignore_index=True)
     if years is not None:
