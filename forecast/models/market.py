@@ -72,6 +72,11 @@ from forecast.models.base import (
     run_sampler,
 )
 
+#: nutpie at target_accept 0.99 with 1,500 tuning steps: 0 divergences, min bulk ESS 650 on
+#: the shipped data (at 0.95 the interval-censored AWS statement left 2 divergences).
+MARKET_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "target_accept": 0.99,
+                                  "tune": 1500, "draws": 1000}
+
 #: Vendor groups of the forecast output (``custom`` is split into google / other_custom).
 VENDORS: tuple[str, ...] = ("nvidia", "amd", "google", "other_custom", "aws")
 #: Groups with their own latent state; ``nvidia`` is the log-ratio reference.
@@ -566,7 +571,7 @@ class MarketModel:
                                  "sigma": 0.3}
             merged = merge_priors(merged, {"ceiling": ceiling_prior}, self.model_name)
         self.priors = merged
-        self.sampler = {**DEFAULT_SAMPLER, **(sampler or {})}
+        self.sampler = {**DEFAULT_SAMPLER, **MARKET_SAMPLER, **(sampler or {})}
 
     # ----------------------------------------------------------------- building
 
