@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -153,11 +154,151 @@ def cmd_diffusion(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- forecast
 
 
+HEADLINE = ("tam", "share", "aws_revenue_topdown", "aws_revenue_bottomup",
+            "custom_silicon_spend")
+
+
+def _check_out_dir(out: str) -> Path:
+    """Create ``--out`` if needed and prove it writable before any slow work."""
+    directory = Path(out)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ForecastError(f"--out {out}: not writable ({exc.strerror})") from None
+    return directory
+
+
+def _write_outputs(result, directory: Path) -> list[Path]:
+    """CSV quantiles, Parquet paths, JSON summary, PNG fan charts; all or nothing."""
+    import json
+    import shutil
+    import tempfile
+
+    from forecast import plots
+
+    staging = Path(tempfile.mkdtemp(prefix=".forecast-", dir=directory))
+    try:
+        stem = f"forecast_{result.scenario}"
+        result.to_csv(staging / f"{stem}_quantiles.csv")
+        result.to_parquet(staging / f"{stem}_paths.parquet")
+        (staging / f"{stem}_summary.json").write_text(
+            json.dumps(result.summary(), indent=2, sort_keys=True))
+        charts = [("tam", None), ("share", "nvidia"), ("share", "aws"),
+                  ("aws_revenue_topdown", None)]
+        for metric, key in charts:
+            history = result.history_for(metric, key)
+            fig, _ = plots.fan_chart(result, metric, key, history=history)
+            name = f"{stem}_{metric}{'_' + key if key else ''}.png"
+            plots.save(fig, staging / name)
+        written = []
+        for path in sorted(staging.iterdir()):
+            target = directory / path.name
+            path.replace(target)
+            written.append(target)
+        return written
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _forecast_table(result) -> str:
+    from forecast.results import quantile_table
+
+    table = quantile_table(result, HEADLINE)
+    table = table[table["vendor"].isin(["", "nvidia", "amd", "google", "aws", "other"])]
+    lines = []
+    for metric, group in table.groupby("metric", sort=False):
+        unit = group["unit"].iloc[0]
+        lines.append(f"{metric} ({unit}), calendar year: 10% / 50% / 90%")
+        for row in group.itertuples(index=False):
+            label = f"{row.period} {row.vendor}".strip()
+            fmt = "{:.3f}" if unit.startswith("fraction") else "{:.1f}"
+            lines.append(f"  {label:<16} {fmt.format(row.q10):>8} {fmt.format(row.q50):>8} "
+                         f"{fmt.format(row.q90):>8}")
+    return "\n".join(lines)
+
+
+def _theses_table(result) -> str:
+    lines = ["theses (probability +- Monte Carlo standard error):"]
+    for row in result.theses().itertuples(index=False):
+        lines.append(f"  {row.name}: P = {row.probability:.3f} +- {row.mcse:.3f}")
+        lines.append(f"      {row.statement}")
+        first = getattr(row, "first_year_median", None)
+        if first is not None and first == first:
+            lines.append(f"      median first year reached: {first:.0f}; never within the "
+                         f"horizon in {row.never_within_horizon:.0%} of paths")
+    return "\n".join(lines)
+
+
+def run_forecast(name: str, args: argparse.Namespace):
+    from forecast.data import load_dataset
+    from forecast.fitting import load_or_fit
+    from forecast.scenario import load_scenario
+    from forecast.simulate import simulate
+
+    scenario = load_scenario(name)
+    dataset = load_dataset(args.data)
+    started = time.perf_counter()
+
+    def progress(message: str) -> None:
+        print(f"[{time.perf_counter() - started:5.0f} s] {message}", file=sys.stderr)
+
+    bundle = load_or_fit(dataset, scenario, root=args.artifacts, fit_id=args.fit,
+                         progress=progress)
+    return simulate(bundle, dataset, scenario, draws=args.draws, seed=args.seed,
+                    horizon=args.horizon)
+
+
 def cmd_forecast(args: argparse.Namespace) -> int:
-    raise ForecastError(
-        "forecast: not available yet: the forecast command lands with the price, market and "
-        "share models (see the README's roadmap)"
-    )
+    import json
+
+    if args.draws is not None and args.draws <= 0:
+        raise ForecastError(f"--draws must be > 0, got {args.draws}")
+    out = _check_out_dir(args.out) if args.out else None
+    names = args.compare or [args.scenario]
+    results = [run_forecast(name, args) for name in names]
+    if args.compare:
+        import pandas as pd
+
+        from forecast.results import quantile_table
+
+        tables = [quantile_table(r, HEADLINE, years=[str(r.meta["horizon"])]).assign(
+            scenario=r.scenario) for r in results]
+        theses = [r.theses().assign(scenario=r.scenario) for r in results]
+        if args.format == "json":
+            print(json.dumps([r.summary() for r in results], indent=2, sort_keys=True))
+        else:
+            merged = pd.concat(tables).pivot_table(
+                index=["metric", "period", "vendor"], columns="scenario", values="q50",
+                sort=False)[names]
+            print(f"median in {results[0].meta['horizon']} by scenario")
+            _print_table(merged.round(3).reset_index())
+            probabilities = pd.concat(theses).pivot_table(
+                index="name", columns="scenario", values="probability", sort=False)[names]
+            print("\nthesis probabilities by scenario")
+            _print_table(probabilities.round(3).reset_index())
+    else:
+        result = results[0]
+        if args.format == "json":
+            print(json.dumps(result.summary(), indent=2, sort_keys=True))
+        elif args.format == "csv":
+            from forecast.results import quantile_table
+
+            print(quantile_table(result, HEADLINE).to_csv(index=False, float_format="%.6g"),
+                  end="")
+        else:
+            print(f"scenario {result.scenario}, fit {result.fit_id}, {result.draws} draws, "
+                  f"seed {result.seed}, data to {result.meta['data_end']}")
+            print(_forecast_table(result))
+            print()
+            print(_theses_table(result))
+    if out is not None:
+        for result in results:
+            for path in _write_outputs(result, out):
+                print(f"wrote {path}", file=sys.stderr)
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- wiring
@@ -199,6 +340,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     forecast = commands.add_parser("forecast", help="forecast under a scenario")
     forecast.add_argument("--scenario", default="base")
+    forecast.add_argument("--compare", nargs="+", metavar="NAME",
+                          help="several scenarios side by side")
+    forecast.add_argument("--horizon", type=int, help="last calendar year (default: scenario)")
+    forecast.add_argument("--draws", type=int, help="sample paths (default: scenario)")
+    forecast.add_argument("--seed", type=int, help="random seed (default: scenario)")
+    forecast.add_argument("--out", help="directory for CSV, Parquet, JSON and PNG files")
+    forecast.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    forecast.add_argument("--fit", help="use this stored fit id instead of the latest")
+    forecast.add_argument("--data", help="data directory (default: the project's data/)")
+    forecast.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
     forecast.set_defaults(handler=cmd_forecast)
     return parser
 

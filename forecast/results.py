@@ -86,6 +86,14 @@ class Forecast:
             raise ForecastError(f"unknown metric {metric!r} (known: {', '.join(self.metrics)})")
         return self.data[metric]
 
+    def history_for(self, metric: str, key: str | None = None) -> pd.DataFrame:
+        """In-sample history of a metric (quarter, value), empty when there is none."""
+        if self.history.empty:
+            return pd.DataFrame(columns=["quarter", "value"])
+        rows = self.history[(self.history["metric"] == metric)
+                            & (self.history["key"] == (key or ""))]
+        return rows[["quarter", "value"]].reset_index(drop=True)
+
     # ----------------------------------------------------------------- quantiles
 
     def annual(self, metric: str) -> xr.DataArray:

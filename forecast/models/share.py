@@ -108,8 +108,8 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
 }
 
 #: Default sampler settings of the share model (see the fit report in the README section).
-SHARE_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "draws": 2000, "tune": 1000,
-                                 "target_accept": 0.9}
+SHARE_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "draws": 2000, "tune": 1500,
+                                 "target_accept": 0.97}
 DEFAULT_REFERENCE = "google"
 NVIDIA = "nvidia"
 SUMMARY_VARS = ["price_coefficient", "ecosystem", "adjustment_speed", "initial_logit",

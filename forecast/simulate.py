@@ -1,0 +1,145 @@
+"""Joint sample paths: posterior draws of every model x scenario input draws.
+
+For each of ``draws`` paths, one row of scenario inputs (correlated through the scenario's
+copula) and one resampled posterior draw of each model are combined quarter by quarter:
+
+1. **TAM**: the market model's total spend (USD billions a quarter) after the data end.
+2. **Cost per effective PFLOP-hour per vendor**: the share model's cost basis under the
+   scenario's draws of utilisation, TCO inputs, Trainium3/4 and NVIDIA-next specs, prices and
+   launch quarters (:func:`forecast.shares_data.scenario_cost_paths`).
+3. **Shares**: the share model driven by those costs, with the scenario's supply cap on AWS,
+   switching-speed multiplier and erosion of NVIDIA's ecosystem advantage.
+4. **Spend per vendor** = TAM x share; **custom-silicon spend** = Google + AWS + other
+   (Meta and Microsoft silicon; Intel Gaudi, also in "other", sold under $0.5B in FY2024).
+5. **Prices**: price per chip-hour at hyperscaler list prices for H100, B200, Trainium2 and
+   Trainium3 (Trainium launch prices from scenario draws, then the fitted list drift), and the
+   cost per effective PFLOP-hour through each vendor's utilisation draw. List prices are the
+   basis on which AWS's "up to 50% cheaper than GPU systems" claim is made.
+6. **AWS revenue**: top-down TAM x AWS share; bottom-up deployed Trainium chips (Epoch's
+   modelled fleet, growing at the scenario's rate) x the newest Trainium's price x hours x
+   billed utilisation. Both are reported; neither is added to the other.
+
+Only numpy, pandas and xarray run here: forecasting from a stored fit never imports PyMC.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from forecast.data import Dataset
+from forecast.errors import ForecastError
+from forecast.fitstore import FitBundle
+from forecast.results import Forecast, check_paths
+from forecast.revenue import (
+    aws_revenue_bottomup,
+    aws_revenue_topdown,
+    epoch_trainium_start,
+    trainium_fleet,
+)
+from forecast.shares_data import scenario_cost_paths
+
+#: Chips whose price paths the forecast carries (the default theses compare two of them).
+PRICED_CHIPS = ("H100 SXM5 80GB", "B200", "Trainium2", "Trainium3")
+CUSTOM_SILICON = ("google", "aws", "other")
+
+
+def _column(inputs: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in inputs:
+        raise ForecastError(f"scenario has no input {name!r}")
+    return inputs[name].to_numpy(float)
+
+
+def fitted_history(market: Any, share: Any) -> pd.DataFrame:
+    """In-sample posterior medians for fan charts: TAM (market model), shares (share model).
+
+    These are model estimates of the past (the data are vendor proxies, not TAM), labelled
+    as such in charts. Tidy: metric, key, quarter, value.
+    """
+    spend = market.spend_history()
+    total = spend[spend["group"] == "total"]
+    frames = [pd.DataFrame({"metric": "tam", "key": "", "quarter": total["quarter"],
+                            "value": total["p50"]})]
+    shares = share.fitted_shares()
+    frames.append(pd.DataFrame({"metric": "share", "key": shares["vendor"],
+                                "quarter": shares["quarter"], "value": shares["median"]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | None = None,
+             seed: int | None = None, horizon: int | None = None) -> Forecast:
+    """Joint sample paths of every output under ``scenario``; see the module docstring."""
+    draws = scenario.draws if draws is None else int(draws)
+    seed = scenario.seed if seed is None else int(seed)
+    horizon = scenario.horizon if horizon is None else int(horizon)
+    if draws <= 0:
+        raise ForecastError(f"draws must be > 0, got {draws}")
+    market, share, price = (bundle.models[name] for name in ("market", "share", "price"))
+    data_end = pd.Period(market.timeline[-1], freq="Q")
+    if horizon < data_end.year + 1:
+        raise ForecastError(f"horizon {horizon} is not after the end of the data "
+                            f"({data_end}); give a later year")
+
+    inputs = scenario.sample(draws, seed=seed)
+    market_paths = market.forecast(end=f"{horizon}Q4", draws=draws, seed=seed)
+    quarters = [str(q) for q in market_paths["quarter"].values]
+    tam = market_paths["total"]
+
+    costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed)
+    share_paths = share.forecast(
+        costs, draws=draws, seed=seed,
+        supply_caps={"aws": _column(inputs, "aws_supply_cap_share")},
+        ecosystem_shift=_column(inputs, "ecosystem_shift_per_year"),
+        switching_speed=_column(inputs, "switching_speed_multiplier"),
+    )
+    shares = share_paths["share"].transpose("draw", "quarter", "vendor")
+    tam_values = tam.values
+    spend = xr.DataArray(tam_values[:, :, None] * shares.values, coords=shares.coords,
+                         dims=shares.dims)
+    custom = spend.sel(vendor=[v for v in CUSTOM_SILICON if v in spend["vendor"].values])
+
+    utilisation = {group: _column(inputs, f"mfu_{group}")
+                   for group in ("nvidia", "amd", "google", "aws")}
+    launch = {"Trainium2": _column(inputs, "trainium2_price_usd_per_chip_hour"),
+              "Trainium3": _column(inputs, "trainium3_price_usd_per_chip_hour")}
+    prices = price.forecast(quarters, chips=list(PRICED_CHIPS), draws=draws, seed=seed,
+                            basis="list", launch_prices=launch, utilisation=utilisation)
+
+    aws_share = shares.sel(vendor="aws").values
+    topdown = aws_revenue_topdown(tam_values, aws_share)
+    _, start_units = epoch_trainium_start(dataset, draws=draws, seed=seed)
+    fleet = trainium_fleet(start_units, _column(inputs, "trainium_fleet_growth_per_year"),
+                           len(quarters))
+    # The fleet is billed at the newest Trainium's price once it has launched.
+    newest = prices["price"].sel(chip="Trainium3").values
+    fleet_price = np.where(np.isnan(newest), prices["price"].sel(chip="Trainium2").values,
+                           newest)
+    bottomup = aws_revenue_bottomup(fleet, fleet_price,
+                                    _column(inputs, "trainium_utilisation")[:, None])
+
+    coords = {"draw": np.arange(draws), "quarter": quarters}
+    data = xr.Dataset(
+        {
+            "tam": (("draw", "quarter"), tam_values),
+            "share": shares.assign_coords(draw=coords["draw"]),
+            "spend": spend.assign_coords(draw=coords["draw"]),
+            "custom_silicon_spend": (("draw", "quarter"), custom.sum("vendor").values),
+            "vendor_cost": costs.transpose("draw", "quarter", "vendor").assign_coords(
+                draw=coords["draw"]).rename(vendor="cost_vendor"),
+            "price": prices["price"],
+            "cost_per_pflop_hour": prices["cost_per_pflop_hour"],
+            "aws_revenue_topdown": (("draw", "quarter"), np.asarray(topdown)),
+            "aws_revenue_bottomup": (("draw", "quarter"), np.asarray(bottomup)),
+        },
+        coords=coords,
+    )
+    check_paths(data)
+    history = fitted_history(market, share)
+    return Forecast(
+        data=data, scenario=scenario.name, fit_id=bundle.fit_id, seed=seed,
+        theses_specs=list(scenario.theses.values()), history=history,
+        meta={"horizon": horizon, "data_end": str(data_end), "draws": draws},
+    )

@@ -1,0 +1,139 @@
+"""End to end: stored fits, `cli.py forecast`, theses, files, bad input, no PyMC on the path.
+
+One small-sampler fit store is built once per session (the convergence gate is relaxed for
+it: small draws cannot reach ESS 400); every CLI call reads it with ``--artifacts``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forecast.data import load_dataset
+from forecast.fitting import fit_all
+from forecast.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = {"draws": 300, "tune": 500, "chains": 2}
+LOOSE_GATE = {"max_r_hat": 1.1, "min_ess_bulk": 50, "max_divergences": 10}
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def store(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("artifacts")
+    dataset = load_dataset()
+    for name in ("base", "bull", "bear"):
+        bundle = fit_all(dataset, load_scenario(name), root=root, sampler=SMALL,
+                         gate=LOOSE_GATE)
+        assert bundle.status == "published", bundle.meta["gate_failures"]
+    return root
+
+
+def forecast(store: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), "forecast", "--artifacts",
+                           str(store), "--draws", "400", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=300)
+
+
+def test_price_and_share_fits_are_reused_across_scenarios(store):
+    headers = [json.loads(p.read_text()) for p in sorted(store.glob("fits/*/bundle.json"))]
+    assert len(headers) == 3
+    assert sorted(h["reused"] for h in headers) == [[], ["price", "share"], ["price", "share"]]
+
+
+@pytest.mark.parametrize("name", ["bull", "base", "bear"])
+def test_forecast_table_for_each_scenario(store, name):
+    result = forecast(store, "--scenario", name)
+    assert result.returncode == 0, result.stderr
+    for needle in ("tam (USD billions)", "share (fraction of spend)", "aws_revenue_topdown",
+                   "nvidia_share_2030_at_most_70pct: P =", "+-"):
+        assert needle in result.stdout
+
+
+def test_json_output_has_the_promised_fields(store):
+    result = forecast(store, "--scenario", "base", "--format", "json", "--seed", "5")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert {"scenario", "fit_id", "draws", "seed", "quantiles", "theses"} <= set(summary)
+    assert summary["draws"] == 400 and summary["seed"] == 5
+    assert {"metric", "period", "vendor", "q10", "q50", "q90"} <= set(summary["quantiles"][0])
+    thesis = summary["theses"][0]
+    assert {"name", "statement", "probability", "mcse"} <= set(thesis)
+    for row in summary["quantiles"]:
+        assert row["q10"] <= row["q50"] <= row["q90"]
+
+
+def test_aws_revenue_median_is_ordered_bull_base_bear(store):
+    medians = {}
+    for name in ("bull", "base", "bear"):
+        result = forecast(store, "--scenario", name, "--format", "json")
+        rows = json.loads(result.stdout)["quantiles"]
+        (row,) = [r for r in rows if r["metric"] == "aws_revenue_topdown"
+                  and r["period"] == "2030"]
+        medians[name] = row["q50"]
+    assert medians["bull"] >= medians["base"] >= medians["bear"], medians
+
+
+def test_same_seed_gives_byte_identical_files(store, tmp_path):
+    for out in ("a", "b"):
+        result = forecast(store, "--scenario", "bull", "--seed", "3", "--out",
+                          str(tmp_path / out))
+        assert result.returncode == 0, result.stderr
+    files_a = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert any(name.endswith(".png") for name in files_a)
+    assert any(name.endswith(".parquet") for name in files_a)
+    for name in files_a:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--scenario", "nonesuch"), "nonesuch"),
+        (("--scenario", "base", "--horizon", "2024"), "horizon"),
+        (("--scenario", "base", "--draws", "0"), "draws"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(store, args, message):
+    result = forecast(store, *args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]
+    assert len(lines) == 1 and message in lines[0]
+
+
+def test_unwritable_out_writes_nothing(store, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    result = forecast(store, "--scenario", "base", "--out", str(blocker / "sub"))
+    assert result.returncode == 2
+    assert "not writable" in result.stderr and "Traceback" not in result.stderr
+    assert blocker.read_text() == "not a directory"
+
+
+def test_forecast_path_never_imports_pymc(store):
+    code = (
+        "import sys, cli\n"
+        f"code = cli.main(['forecast', '--artifacts', {str(store)!r}, '--draws', '200',"
+        " '--format', 'json'])\n"
+        "assert code == 0, code\n"
+        "loaded = [m for m in ('pymc', 'pytensor', 'arviz') if m in sys.modules]\n"
+        "print('LOADED', loaded)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout
+
+
+def test_compare_puts_scenarios_side_by_side(store):
+    result = forecast(store, "--compare", "bull", "base", "bear")
+    assert result.returncode == 0, result.stderr
+    header = next(line for line in result.stdout.splitlines() if "bull" in line)
+    assert header.index("bull") < header.index("base") < header.index("bear")
