@@ -124,6 +124,57 @@ def cmd_economics(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- market
+
+
+def cmd_series(args: argparse.Namespace) -> int:
+
+    from forecast.data import load_dataset
+    from forecast.models.market import market_series_forecast
+
+    dataset = load_dataset(args.data)
+    if args.list or args.name is None:
+        for name in market_series_forecast(dataset, None):
+            print(name)
+        return EXIT_OK
+    if args.quarters <= 0:
+        raise ForecastError(f"--quarters must be > 0, got {args.quarters}")
+    from forecast.fitting import load_or_fit
+    from forecast.scenario import load_scenario
+
+    scenario = load_scenario(args.scenario)
+    bundle = load_or_fit(dataset, scenario, root=args.artifacts,
+                         progress=lambda message: print(message, file=sys.stderr))
+    market = bundle.models["market"]
+    if args.name not in market.series_names():
+        raise ForecastError(f"unknown series {args.name!r} (known: "
+                            f"{', '.join(market.series_names())})")
+    table = market_series_forecast(dataset, args.name, quarters=args.quarters, fitted=market)
+    if args.format == "json":
+        print(table.to_json(orient="records", date_format="iso", double_precision=4))
+        return EXIT_OK
+    print(f"{args.name}: posterior predictive, USD billions per fiscal quarter "
+          f"(fit {bundle.fit_id})")
+    numeric = table.select_dtypes("number").columns
+    table[numeric] = table[numeric].round(3)
+    _print_table(table)
+    return EXIT_OK
+
+
+def cmd_backtest(args: argparse.Namespace) -> int:
+    from forecast.backtest import backtest_market
+    from forecast.data import load_dataset
+
+    if args.origins <= 0 or args.horizon <= 0:
+        raise ForecastError("--origins and --horizon must be > 0")
+    dataset = load_dataset(args.data)
+    _, summary = backtest_market(
+        dataset, origins=args.origins, horizon=args.horizon, draws=args.draws,
+        progress=lambda message: print(message, file=sys.stderr))
+    _print_table(summary.round(3))
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- diffusion
 
 
@@ -330,6 +381,24 @@ def build_parser() -> argparse.ArgumentParser:
                            help="scenario giving utilisation and missing prices (default base)")
     economics.add_argument("--data", help="data directory (default: the project's data/)")
     economics.set_defaults(handler=cmd_economics)
+
+    series = commands.add_parser("series", help="forecast an observed revenue series")
+    series.add_argument("name", nargs="?", help="series name (see --list)")
+    series.add_argument("--list", action="store_true", help="list the series")
+    series.add_argument("--quarters", type=int, default=4)
+    series.add_argument("--format", choices=["table", "json"], default="table")
+    series.add_argument("--scenario", default="base", help="scenario whose priors the fit uses")
+    series.add_argument("--data", help="data directory (default: the project's data/)")
+    series.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
+    series.set_defaults(handler=cmd_series)
+
+    backtest = commands.add_parser("backtest", help="rolling-origin backtests")
+    backtest.add_argument("target", choices=["market"])
+    backtest.add_argument("--origins", type=int, default=6)
+    backtest.add_argument("--horizon", type=int, default=4)
+    backtest.add_argument("--draws", type=int, default=1000)
+    backtest.add_argument("--data", help="data directory (default: the project's data/)")
+    backtest.set_defaults(handler=cmd_backtest)
 
     diffusion = commands.add_parser("diffusion", help="fit a Bass-family model to a unit series")
     diffusion.add_argument("file", help="CSV with columns period,value (see README)")
