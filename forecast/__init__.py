@@ -6,13 +6,36 @@ only when called.
 
 from forecast.data import Dataset, load_dataset, validate_data_dir
 from forecast.errors import DataValidationError, FitError, ForecastError, ScenarioError
+from forecast.fitstore import FitBundle, list_fits, load_bundle
+from forecast.fitting import fit_all, load_or_fit
+from forecast.models.diffusion import DiffusionModel
+from forecast.models.market import MarketModel
+from forecast.models.price import PriceModel
+from forecast.models.share import ShareModel
+from forecast.results import Forecast
+from forecast.scenario import Scenario, list_scenarios, load_scenario
+from forecast.simulate import simulate
 
 __all__ = [
     "DataValidationError",
     "Dataset",
+    "DiffusionModel",
+    "FitBundle",
     "FitError",
+    "Forecast",
     "ForecastError",
+    "MarketModel",
+    "PriceModel",
+    "Scenario",
     "ScenarioError",
+    "ShareModel",
+    "fit_all",
+    "list_fits",
+    "load_bundle",
     "load_dataset",
+    "load_or_fit",
+    "list_scenarios",
+    "load_scenario",
+    "simulate",
     "validate_data_dir",
 ]

@@ -31,7 +31,10 @@ CODE_VERSION = "0.1.0"
 
 
 def fits_dir(root: str | Path | None = None) -> Path:
-    return Path(root) if root else DEFAULT_ARTIFACTS
+    """The artifacts root: the argument, else $FORECAST_ARTIFACTS, else ``artifacts/``."""
+    if root:
+        return Path(root)
+    return Path(os.environ.get("FORECAST_ARTIFACTS") or DEFAULT_ARTIFACTS)
 
 
 def new_fit_id(data_hash: str, now: datetime | None = None) -> str:

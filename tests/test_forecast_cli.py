@@ -137,3 +137,19 @@ def test_compare_puts_scenarios_side_by_side(store):
     assert result.returncode == 0, result.stderr
     header = next(line for line in result.stdout.splitlines() if "bull" in line)
     assert header.index("bull") < header.index("base") < header.index("bear")
+
+
+def readme_python_blocks() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    blocks = text.split("```python\n")[1:]
+    return [block.split("```")[0] for block in blocks]
+
+
+def test_readme_examples_run_as_written(store, monkeypatch):
+    monkeypatch.setenv("FORECAST_ARTIFACTS", str(store))
+    blocks = readme_python_blocks()
+    assert len(blocks) >= 2
+    for block in blocks:
+        namespace: dict = {}
+        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102
+    assert namespace["paths"]["cost_per_pflop_hour"].sizes["draw"] == 1000
