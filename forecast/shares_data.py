@@ -78,6 +78,7 @@ import xarray as xr
 from forecast.data import Dataset
 from forecast.economics import best_offer, dense_tflops_for, owner_tco_per_chip_hour
 from forecast.errors import ForecastError
+from forecast.scenario import quarter_index
 
 __all__ = [
     "COST_BASIS",
@@ -597,11 +598,6 @@ def observed_shares(
 # --------------------------------------------------------------------------- scenario costs
 
 
-def _quarter_idx(label: str) -> int:
-    period = pd.Period(label, freq="Q")
-    return period.year * 4 + period.quarter - 1
-
-
 def scenario_cost_paths(
     dataset: Dataset,
     inputs: pd.DataFrame,
@@ -690,10 +686,10 @@ def scenario_cost_paths(
     mfu = np.column_stack([col[f"mfu_{g}"] for g in groups])
     is_nvidia = codes == SHARE_VENDORS.index("nvidia")
     tco = {name: col[name][:, None] for name in _TCO_INPUTS}
-    start = _quarter_idx(labels[0])
+    start = quarter_index(labels[0])
     out = np.full((n, len(labels), len(SHARE_VENDORS)), np.nan)
     for i, label in enumerate(labels):
-        years = (_quarter_idx(label) - start) / 4.0
+        years = (quarter_index(label) - start) / 4.0
         erosion = np.where(is_nvidia[None, :],
                            (1.0 - col["nvidia_price_response"][:, None]) ** years, 1.0)
         cost = _cost_per_pflop(capex_m * erosion, tflops_m, tdp_v[None, :], mfu, tco)

@@ -19,6 +19,7 @@ import pandas as pd
 import xarray as xr
 
 from forecast.errors import ForecastError
+from forecast.scenario import quarter_label
 
 _COMPARATORS = {
     "<": np.less,
@@ -30,7 +31,7 @@ _COMPARATORS = {
 
 def quarter_labels_between(first: int, last: int) -> list[str]:
     """Labels "YYYYQn" for quarter indices ``first..last`` (index = year * 4 + quarter - 1)."""
-    return [f"{index // 4}Q{index % 4 + 1}" for index in range(first, last + 1)]
+    return [quarter_label(index) for index in range(first, last + 1)]
 
 
 def period_quarters(period: str) -> list[str]:

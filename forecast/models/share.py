@@ -79,6 +79,7 @@ from forecast.models.base import (
     prior,
     run_sampler,
 )
+from forecast.scenario import quarter_index
 from forecast.shares_data import COST_BASIS, ShareData
 
 __all__ = [
@@ -419,11 +420,6 @@ def _per_draw(value: Any, draws: int, name: str) -> np.ndarray:
     return array
 
 
-def _quarter_number(label: str) -> int:
-    period = pd.Period(label, freq="Q")
-    return period.year * 4 + period.quarter - 1
-
-
 class FittedShareModel(FittedModel):
     """A fitted share model: posterior, data, diagnostics, share forecasts."""
 
@@ -512,10 +508,10 @@ class FittedShareModel(FittedModel):
         rng = np.random.default_rng(seed)
         fitted_vendors = self.vendors
         cost, labels = self._align_costs(cost_paths, draws, quarters, vendors)
-        numbers = [_quarter_number(q) for q in labels]
+        numbers = [quarter_index(q) for q in labels]
         if any(b - a != 1 for a, b in zip(numbers, numbers[1:], strict=False)):
             raise ForecastError("forecast quarters must be consecutive")
-        last_fitted = _quarter_number(self.quarters[-1])
+        last_fitted = quarter_index(self.quarters[-1])
         pick = rng.integers(0, self.n_samples, size=draws)
         b = self.stacked("price_coefficient")[pick]
         a = self.stacked("ecosystem")[pick]
