@@ -18,7 +18,7 @@ from forecast.fitting import fit_all
 from forecast.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = {"draws": 200, "tune": 300, "chains": 2}
+SMALL = {"draws": 300, "tune": 600, "chains": 2}
 LOOSE_GATE = {"max_r_hat": 1.2, "min_ess_bulk": 20, "max_divergences": 20}
 
 pytestmark = pytest.mark.slow
