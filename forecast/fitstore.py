@@ -27,7 +27,16 @@ from typing import Any
 from forecast.errors import FitError
 
 DEFAULT_ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-CODE_VERSION = "0.1.0"
+
+def _code_version() -> str:
+    # One source of truth: the version in pyproject.toml, as installed.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("accelerator-forecast")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
 
 
 def fits_dir(root: str | Path | None = None) -> Path:
@@ -84,7 +93,7 @@ def save_bundle(bundle: FitBundle, root: str | Path | None = None,
         for name, model in bundle.models.items():
             model.save(staging / name)
         header = {"fit_id": bundle.fit_id, "models": sorted(bundle.models),
-                  "code_version": CODE_VERSION, **bundle.meta}
+                  "code_version": _code_version(), **bundle.meta}
         (staging / "bundle.json").write_text(json.dumps(header, indent=2, default=str))
         _fsync_tree(staging)
         if before_publish is not None:

@@ -29,16 +29,10 @@ from forecast.fitstore import (
     new_fit_id,
     save_bundle,
 )
-from forecast.models.base import check_gate
+from forecast.models.base import check_gate, prior_spec_dict
 
 MODELS = ("price", "market", "share")
 _Z90 = 1.2815515655446004
-
-
-def _spec_dict(spec: Any) -> dict[str, Any]:
-    if isinstance(spec, Mapping):
-        return {k: v for k, v in spec.items() if k not in ("rationale", "unit")}
-    return {"dist": spec.dist, **dict(spec.params)}
 
 
 def ceiling_prior(scenario: Any) -> dict[str, Any] | None:
@@ -53,7 +47,8 @@ def ceiling_prior(scenario: Any) -> dict[str, Any] | None:
 
 def model_priors(scenario: Any) -> dict[str, dict[str, Any]]:
     """Prior overrides per model as plain dicts (what a fit depends on besides the data)."""
-    priors = {name: {key: _spec_dict(spec) for key, spec in scenario.priors.get(name, {}).items()}
+    priors = {name: {key: prior_spec_dict(spec)
+                     for key, spec in scenario.priors.get(name, {}).items()}
               for name in MODELS}
     ceiling = ceiling_prior(scenario)
     if ceiling is not None:
@@ -136,7 +131,8 @@ def fit_all(
                 f"{diagnostics['max_r_hat']:.3f}, min ESS {diagnostics['min_ess_bulk']:.0f}, "
                 f"{diagnostics['divergences']} divergences)")
         timings[name] = round(time.perf_counter() - start, 2)
-    reasons = {name: check_gate(model.diagnostics(), gate) for name, model in models.items()}
+    diagnostics = {name: model.diagnostics() for name, model in models.items()}
+    reasons = {name: check_gate(values, gate) for name, values in diagnostics.items()}
     failed = {name: why for name, why in reasons.items() if why}
     meta = {
         "status": "gated" if failed else "published",
@@ -151,7 +147,7 @@ def fit_all(
         "priors": priors,
         "reused": reused,
         "timings_seconds": timings,
-        "diagnostics": {name: model.diagnostics() for name, model in models.items()},
+        "diagnostics": diagnostics,
     }
     bundle = FitBundle(fit_id=new_fit_id(dataset.data_hash), models=models, meta=meta)
     save_bundle(bundle, root, before_publish=before_publish)

@@ -85,6 +85,16 @@ def prior(name: str, spec: Mapping[str, Any], **kwargs: Any) -> Any:
         raise ForecastError(f"prior {name}: {dist} needs parameter {missing}") from None
 
 
+def prior_spec_dict(spec: Any) -> dict[str, Any]:
+    """A prior spec as a plain dict (``dist`` plus parameters), without rationale or unit.
+
+    Accepts a mapping or an object with ``dist`` and ``params`` (the scenario module's specs).
+    """
+    if isinstance(spec, Mapping):
+        return {k: v for k, v in spec.items() if k not in ("rationale", "unit")}
+    return {"dist": spec.dist, **dict(spec.params)}
+
+
 def merge_priors(
     defaults: Mapping[str, Mapping[str, Any]],
     overrides: Mapping[str, Any] | None,
@@ -100,9 +110,7 @@ def merge_priors(
         if key not in merged:
             known = ", ".join(sorted(merged))
             raise ForecastError(f"priors.{model_name}.{key}: unknown prior (known: {known})")
-        if not isinstance(value, Mapping):
-            value = {"dist": value.dist, **dict(value.params)}
-        merged[key] = dict(value)
+        merged[key] = prior_spec_dict(value)
     return merged
 
 
