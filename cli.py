@@ -284,22 +284,16 @@ def _theses_table(result) -> str:
 
 
 def run_forecast(name: str, args: argparse.Namespace):
-    from forecast.data import load_dataset
-    from forecast.fitting import load_or_fit
-    from forecast.scenario import load_scenario
-    from forecast.simulate import simulate
+    from forecast.runner import run_scenario
 
-    scenario = load_scenario(name)
-    dataset = load_dataset(args.data)
     started = time.perf_counter()
 
     def progress(message: str) -> None:
         print(f"[{time.perf_counter() - started:5.0f} s] {message}", file=sys.stderr)
 
-    bundle = load_or_fit(dataset, scenario, root=args.artifacts, fit_id=args.fit,
-                         progress=progress)
-    return simulate(bundle, dataset, scenario, draws=args.draws, seed=args.seed,
-                    horizon=args.horizon)
+    return run_scenario(name, draws=args.draws, seed=args.seed, horizon=args.horizon,
+                        root=args.artifacts, fit_id=args.fit, data_dir=args.data,
+                        progress=progress)
 
 
 def cmd_forecast(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """End to end: stored fits, `cli.py forecast`, theses, files, bad input, no PyMC on the path.
 
-One small-sampler fit store is built once per session (the convergence gate is relaxed for
-it: small draws cannot reach ESS 400); every CLI call reads it with ``--artifacts``.
+Every CLI call reads the session's small-sampler fit store (``fit_store`` in conftest)
+with ``--artifacts``.
 """
 
 from __future__ import annotations
@@ -13,26 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from forecast.data import load_dataset
-from forecast.fitting import fit_all
-from forecast.scenario import load_scenario
-
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = {"draws": 300, "tune": 600, "chains": 2}
-LOOSE_GATE = {"max_r_hat": 1.2, "min_ess_bulk": 20, "max_divergences": 20}
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="session")
-def store(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("artifacts")
-    dataset = load_dataset()
-    for name in ("base", "bull", "bear"):
-        bundle = fit_all(dataset, load_scenario(name), root=root, sampler=SMALL,
-                         gate=LOOSE_GATE)
-        assert bundle.status == "published", bundle.meta["gate_failures"]
-    return root
+@pytest.fixture
+def store(fit_store) -> Path:
+    return fit_store
 
 
 def forecast(store: Path, *args: str) -> subprocess.CompletedProcess:
