@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from forecast.errors import DataValidationError, ForecastError
+from forecast.errors import DataValidationError, ForecastError, RefitBusyError
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+EXIT_GATED = 3
+EXIT_BUSY = 4
 
 
 class _Parser(argparse.ArgumentParser):
@@ -346,6 +348,114 @@ def cmd_forecast(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- refit and fits
+
+
+def cmd_refit(args: argparse.Namespace) -> int:
+    from forecast.refit import REPORT_MARKDOWN, refit
+
+    gate = {key: value for key, value in (("max_r_hat", args.max_r_hat),
+                                          ("min_ess_bulk", args.min_ess),
+                                          ("max_divergences", args.max_divergences))
+            if value is not None}
+    sampler = {key: value for key, value in (("draws", args.draws), ("tune", args.tune))
+               if value is not None}
+    started = time.perf_counter()
+
+    def progress(message: str) -> None:
+        print(f"[{time.perf_counter() - started:5.0f} s] {message}", file=sys.stderr)
+
+    result = refit(drop=args.drop, as_of=args.as_of, root=args.artifacts,
+                   scenarios=args.scenario, sampler=sampler or None, gate=gate or None,
+                   data_dir=args.data, progress=progress)
+    bundle = result.bundle
+    print(f"fit {bundle.fit_id}: {bundle.status} in {result.seconds:.0f} s "
+          f"(previous published fit: {result.previous_fit or 'none'}; {result.merge.describe()})")
+    for key, why in bundle.meta["gate_failures"].items():
+        print(f"  gate failed for {key}: {', '.join(why)}")
+    print(f"revision report: {result.directory / REPORT_MARKDOWN}")
+    return EXIT_OK if bundle.status == "published" else EXIT_GATED
+
+
+def _fits_registry(args: argparse.Namespace):
+    from forecast.registry import Registry
+
+    return Registry(args.artifacts)
+
+
+def cmd_fits_list(args: argparse.Namespace) -> int:
+    import json
+
+    rows = _fits_registry(args).fits()
+    if args.format == "json":
+        print(json.dumps(rows, indent=2, sort_keys=True, default=str))
+        return EXIT_OK
+    if not rows:
+        print("no stored fits")
+        return EXIT_OK
+    table = pd.DataFrame([{
+        "fit_id": row["fit_id"], "status": row["status"], "as_of": row["as_of"],
+        "data_end": row["data_end"], "scenarios": ",".join(row["scenarios"] or []),
+        "max_r_hat": max((d["max_r_hat"] for d in (row["diagnostics"] or {}).values()),
+                         default=float("nan")),
+        "min_ess": min((d["min_ess_bulk"] for d in (row["diagnostics"] or {}).values()),
+                       default=float("nan")),
+        "divergences": sum(d["divergences"] for d in (row["diagnostics"] or {}).values()),
+        "kind": row["run_kind"]} for row in rows])
+    _print_table(table.round({"max_r_hat": 3, "min_ess": 0}))
+    return EXIT_OK
+
+
+def cmd_fits_show(args: argparse.Namespace) -> int:
+    import json
+
+    from forecast.fitstore import fit_directory, read_header
+
+    header = read_header(fit_directory(args.fit_id, args.artifacts))
+    if args.format == "json":
+        print(json.dumps(header, indent=2, sort_keys=True, default=str))
+        return EXIT_OK
+    for key in ("fit_id", "status", "created", "as_of", "data_end", "data_hash",
+                "code_version", "run_kind", "previous_fit", "drop", "merge"):
+        if key in header:
+            print(f"{key:14s} {header[key]}")
+    for name, entry in header.get("scenarios", {}).items():
+        print(f"scenario       {name}: {', '.join(entry['models'].values())}")
+    table = pd.DataFrame([{"model": key, **values, "seconds":
+                           header.get("timings_seconds", {}).get(key)}
+                          for key, values in header.get("diagnostics", {}).items()])
+    if not table.empty:
+        print()
+        _print_table(table.round(3))
+    for key, why in header.get("gate_failures", {}).items():
+        print(f"gate failed for {key}: {', '.join(why)}")
+    return EXIT_OK
+
+
+def cmd_fits_diff(args: argparse.Namespace) -> int:
+    from forecast.fitstore import load_bundle
+    from forecast.revision import revision_table, to_markdown
+    from forecast.runner import fit_dataset
+    from forecast.scenario import load_scenario
+
+    old = load_bundle(args.old, args.artifacts)
+    new = load_bundle(args.new, args.artifacts)
+    names = [name for name in new.scenarios if name in old.scenarios]
+    if not names:
+        raise ForecastError(f"fits {args.old} and {args.new} share no scenario")
+    scenarios = [load_scenario(name, new.scenarios_dir) if new.scenarios_dir is not None
+                 and (new.scenarios_dir / f"{name}.toml").exists() else load_scenario(name)
+                 for name in names]
+    before = (old, fit_dataset(old.data_dir, old.meta.get("as_of")))
+    table = revision_table(new, fit_dataset(new.data_dir, new.meta.get("as_of")), scenarios,
+                           dict.fromkeys(names, before), draws=args.draws, seed=args.seed)
+    info = {"fit_id": new.fit_id, "previous_fit": old.fit_id, "as_of": new.meta.get("as_of"),
+            "data_end": new.meta.get("data_end"), "status": new.status,
+            "drop": new.meta.get("drop"), "merge": new.meta.get("merge", "")}
+    print(to_markdown(table, info))
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- wiring
 
 
@@ -414,6 +524,38 @@ def build_parser() -> argparse.ArgumentParser:
     forecast.add_argument("--data", help="data directory (default: the project's data/)")
     forecast.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
     forecast.set_defaults(handler=cmd_forecast)
+
+    refit = commands.add_parser("refit", help="quarterly refit: ingest a data drop, fit, "
+                                "gate, publish (exit 0 published, 3 gated, 2 bad input, 4 busy)")
+    refit.add_argument("--drop", help="CSV file or directory of CSV files with new rows")
+    refit.add_argument("--as-of", help="as-of date of the data, YYYY-MM-DD (default today)")
+    refit.add_argument("--scenario", nargs="+", metavar="NAME",
+                       help="scenarios to fit for (default: all in scenarios/)")
+    refit.add_argument("--max-r-hat", type=float, help="gate: largest r_hat (default 1.01)")
+    refit.add_argument("--min-ess", type=float, help="gate: smallest bulk ESS (default 400)")
+    refit.add_argument("--max-divergences", type=int, help="gate: most divergences (default 0)")
+    refit.add_argument("--draws", type=int, help="sampler draws per chain (default: model's)")
+    refit.add_argument("--tune", type=int, help="sampler tuning steps (default: model's)")
+    refit.add_argument("--data", help="data to start from (default: newest fit's data)")
+    refit.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
+    refit.set_defaults(handler=cmd_refit)
+
+    fits = commands.add_parser("fits", help="stored fits").add_subparsers(
+        dest="action", required=True, parser_class=_Parser)
+    listing = fits.add_parser("list", help="every stored fit, oldest first")
+    listing.add_argument("--format", choices=["table", "json"], default="table")
+    listing.set_defaults(handler=cmd_fits_list)
+    showing = fits.add_parser("show", help="provenance and diagnostics of one fit")
+    showing.add_argument("fit_id")
+    showing.add_argument("--format", choices=["table", "json"], default="table")
+    showing.set_defaults(handler=cmd_fits_show)
+    diffing = fits.add_parser("diff", help="how headline forecasts moved between two fits")
+    diffing.add_argument("old")
+    diffing.add_argument("new")
+    diffing.add_argument("--draws", type=int, default=2000)
+    diffing.add_argument("--seed", type=int, default=0)
+    for sub in (listing, showing, diffing):
+        sub.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
     return parser
 
 
@@ -423,6 +565,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
+    except RefitBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BUSY
     except DataValidationError as exc:
         for issue in exc.issues:
             print(issue, file=sys.stderr)

@@ -46,3 +46,7 @@ class ScenarioError(ForecastError):
 
 class FitError(ForecastError):
     """Raised when a stored fit is missing, incompatible or fails its checks."""
+
+
+class RefitBusyError(ForecastError):
+    """Raised when another refit holds the refit lock."""

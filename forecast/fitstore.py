@@ -2,22 +2,34 @@
 
 Layout under the artifacts root (``artifacts/`` by default, ignored by git)::
 
-    artifacts/fits/<fit_id>/bundle.json     provenance, diagnostics, status
-    artifacts/fits/<fit_id>/<model>/...     each model's saved fit (NetCDF + JSON)
+    artifacts/fits/<fit_id>/bundle.json       provenance, diagnostics, status, scenarios
+    artifacts/fits/<fit_id>/<model-key>/...   each model's saved fit (NetCDF + JSON)
+    artifacts/fits/<fit_id>/data/*.csv        the data the fit saw (with its revisions log)
+    artifacts/fits/<fit_id>/scenarios/*.toml  the scenario files it was fitted for
+    artifacts/registry.sqlite                 index of every fit and refit run
+
+A model key is ``<model>-<digest>``: the digest covers the model's priors and the data it was
+fitted to, so one fit holds one price and one share model shared by every scenario whose
+priors agree, and one market model per distinct TAM-ceiling prior. ``bundle.json`` maps each
+scenario to its three model keys.
 
 A fit is written into a hidden temporary directory next to its final place, flushed, and
 renamed in one step, so a reader sees either the whole fit or nothing, and an interrupted
 write never damages a fit that was already there. Only fits whose ``status`` is
 ``published`` are ever picked by :func:`latest_fit_id`.
 
-Loading a fit imports the fitted-model classes only: no PyMC.
+Loading a fit imports the fitted-model classes only: no PyMC. The SQLite registry is an index
+kept in step with the fit directories (which are the truth): a registry write that fails
+after a rename is repaired the next time the registry is opened.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sqlite3
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from forecast.errors import FitError
+
+MODEL_NAMES = ("price", "market", "share")
 
 DEFAULT_ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
@@ -54,18 +68,58 @@ def new_fit_id(data_hash: str, now: datetime | None = None) -> str:
 
 @dataclass
 class FitBundle:
-    """Fitted models of one fit, keyed by model name, and their provenance."""
+    """Fitted models of one fit, keyed by model key, and their provenance.
+
+    ``models`` maps model keys (``price-1a2b...``) to fitted models; a bundle returned by
+    :meth:`for_scenario` (what :func:`~forecast.simulate.simulate` takes) maps the plain
+    names ``price``, ``market`` and ``share`` instead.
+    """
 
     fit_id: str
     models: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
+    directory: Path | None = None
 
     @property
     def status(self) -> str:
         return str(self.meta.get("status", "published"))
 
+    @property
+    def scenarios(self) -> dict[str, dict[str, Any]]:
+        """Scenario name -> ``{"priors_digest": ..., "models": {name: key}}``."""
+        return dict(self.meta.get("scenarios", {}))
+
+    @property
+    def data_dir(self) -> Path | None:
+        """The fit's snapshot of its data, when it has one."""
+        if self.directory is None or not (self.directory / "data").is_dir():
+            return None
+        return self.directory / "data"
+
+    @property
+    def scenarios_dir(self) -> Path | None:
+        """The fit's snapshot of the scenario files it was fitted for, when it has one."""
+        if self.directory is None or not (self.directory / "scenarios").is_dir():
+            return None
+        return self.directory / "scenarios"
+
     def diagnostics(self) -> dict[str, dict[str, Any]]:
         return {name: model.diagnostics() for name, model in self.models.items()}
+
+    def keys_for(self, priors_digest: str) -> dict[str, str] | None:
+        """Model keys of the scenario entry with these priors, or None."""
+        for entry in self.scenarios.values():
+            if entry.get("priors_digest") == priors_digest:
+                return dict(entry["models"])
+        return None
+
+    def for_scenario(self, priors_digest: str) -> FitBundle:
+        """The three models fitted with these priors, keyed ``price``/``market``/``share``."""
+        keys = self.keys_for(priors_digest)
+        if keys is None:
+            raise FitError(f"fit {self.fit_id} has no models for these scenario priors")
+        return FitBundle(self.fit_id, {name: self.models[key] for name, key in keys.items()},
+                         self.meta, self.directory)
 
 
 def _fsync_tree(directory: Path) -> None:
@@ -76,11 +130,17 @@ def _fsync_tree(directory: Path) -> None:
 
 
 def save_bundle(bundle: FitBundle, root: str | Path | None = None,
-                before_publish: Any = None) -> Path:
+                before_publish: Any = None, data_dir: str | Path | None = None,
+                scenarios_dir: str | Path | None = None,
+                extra_files: dict[str, str] | None = None) -> Path:
     """Write a bundle atomically under ``root/fits/<fit_id>``; returns the final directory.
 
+    ``data_dir`` and ``scenarios_dir`` are copied into the fit (CSV and TOML files), so the
+    fit can be forecast from and compared later with exactly what it saw. ``extra_files``
+    (name -> text) are written next to ``bundle.json`` (e.g. the revision report).
     ``before_publish`` (a callable, for tests) runs after everything is written and before
     the rename: an exception there leaves no trace but the removed temporary directory.
+    The fit is recorded in the registry after the rename.
     """
     base = fits_dir(root) / "fits"
     base.mkdir(parents=True, exist_ok=True)
@@ -92,6 +152,14 @@ def save_bundle(bundle: FitBundle, root: str | Path | None = None,
         staging.mkdir()
         for name, model in bundle.models.items():
             model.save(staging / name)
+        for source, target, pattern in ((data_dir, "data", "*.csv"),
+                                        (scenarios_dir, "scenarios", "*.toml")):
+            if source is not None:
+                (staging / target).mkdir()
+                for path in sorted(Path(source).glob(pattern)):
+                    shutil.copy2(path, staging / target / path.name)
+        for name, text in (extra_files or {}).items():
+            (staging / name).write_text(text)
         header = {"fit_id": bundle.fit_id, "models": sorted(bundle.models),
                   "code_version": _code_version(), **bundle.meta}
         (staging / "bundle.json").write_text(json.dumps(header, indent=2, default=str))
@@ -102,14 +170,26 @@ def save_bundle(bundle: FitBundle, root: str | Path | None = None,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    bundle.directory = final
+    from forecast.registry import Registry
+
+    # The fit is published; should the index write fail, the next open repairs it.
+    with contextlib.suppress(sqlite3.Error, OSError):
+        Registry(root).record(read_header(final))
     return final
 
 
 def read_header(directory: Path) -> dict[str, Any]:
+    """A fit's ``bundle.json``; fits from before multi-scenario bundles get a scenario map."""
     try:
-        return json.loads((directory / "bundle.json").read_text())
+        header = json.loads((directory / "bundle.json").read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise FitError(f"{directory}: not a readable fit ({exc})") from None
+    if "scenarios" not in header and "priors_digest" in header:
+        header["scenarios"] = {str(header.get("scenario", "?")): {
+            "priors_digest": header["priors_digest"],
+            "models": {name: name for name in MODEL_NAMES}}}
+    return header
 
 
 def list_fits(root: str | Path | None = None) -> list[dict[str, Any]]:
@@ -125,28 +205,79 @@ def list_fits(root: str | Path | None = None) -> list[dict[str, Any]]:
     return headers
 
 
+def covers(header: dict[str, Any], priors_digest: str) -> bool:
+    """Whether a fit has models for a scenario with these priors."""
+    return any(entry.get("priors_digest") == priors_digest
+               for entry in header.get("scenarios", {}).values())
+
+
 def latest_fit_id(root: str | Path | None = None, priors_digest: str | None = None) -> str | None:
-    """Newest published fit, optionally only one fitted with the given priors."""
-    candidates = [h for h in list_fits(root) if h.get("status", "published") == "published"
-                  and (priors_digest is None or h.get("priors_digest") == priors_digest)]
+    """Newest published fit; with ``priors_digest``, the newest published fit covering it
+    among those fitted to the same data as the newest published fit (so a scenario never
+    silently falls back to a fit on older data)."""
+    published = [h for h in list_fits(root) if h.get("status", "published") == "published"]
+    if not published:
+        return None
+    if priors_digest is None:
+        return published[-1]["fit_id"]
+    newest_data = published[-1].get("data_hash")
+    candidates = [h for h in published if h.get("data_hash") == newest_data
+                  and covers(h, priors_digest)]
     return candidates[-1]["fit_id"] if candidates else None
 
 
-def load_bundle(fit_id: str, root: str | Path | None = None) -> FitBundle:
-    """Load every model of a stored fit (numpy/xarray only)."""
+def latest_data_dir(root: str | Path | None = None, published_only: bool = True) -> Path | None:
+    """Data snapshot of the newest (published) fit that has one; None means ``data/``."""
+    for header in reversed(list_fits(root)):
+        if published_only and header.get("status", "published") != "published":
+            continue
+        snapshot = fits_dir(root) / "fits" / header["fit_id"] / "data"
+        if snapshot.is_dir():
+            return snapshot
+    return None
+
+
+def _model_classes() -> dict[str, Any]:
     from forecast.models.market import FittedMarket
     from forecast.models.price import FittedPriceModel
     from forecast.models.share import FittedShareModel
 
-    classes = {"price": FittedPriceModel, "market": FittedMarket, "share": FittedShareModel}
+    return {"price": FittedPriceModel, "market": FittedMarket, "share": FittedShareModel}
+
+
+def fit_directory(fit_id: str, root: str | Path | None = None) -> Path:
     directory = fits_dir(root) / "fits" / fit_id
-    if not directory.is_dir():
+    if not directory.is_dir() or fit_id.startswith("."):
         raise FitError(f"no stored fit {fit_id!r} under {fits_dir(root)}")
+    return directory
+
+
+def load_model(fit_id: str, key: str, root: str | Path | None = None) -> Any:
+    """One fitted model of a stored fit by its key (``price-1a2b...`` or legacy ``price``)."""
+    name = key.split("-", 1)[0]
+    classes = _model_classes()
+    if name not in classes:
+        raise FitError(f"fit {fit_id}: unknown model {key!r}")
+    return classes[name].load(fit_directory(fit_id, root) / key)
+
+
+def load_bundle(fit_id: str, root: str | Path | None = None,
+                priors_digest: str | None = None) -> FitBundle:
+    """Load a stored fit (numpy/xarray only).
+
+    With ``priors_digest``, only that scenario's three models are loaded and the bundle is
+    keyed ``price``/``market``/``share``, ready for :func:`~forecast.simulate.simulate`.
+    """
+    directory = fit_directory(fit_id, root)
     header = read_header(directory)
-    models = {}
-    for name in header["models"]:
-        if name not in classes:
-            raise FitError(f"fit {fit_id}: unknown model {name!r}")
-        models[name] = classes[name].load(directory / name)
     meta = {key: value for key, value in header.items() if key not in ("fit_id", "models")}
-    return FitBundle(fit_id=fit_id, models=models, meta=meta)
+    if priors_digest is None:
+        keys = {key: key for key in header["models"]}
+    else:
+        whole = FitBundle(fit_id, {}, meta, directory)
+        keys = whole.keys_for(priors_digest)
+        if keys is None:
+            raise FitError(f"fit {fit_id} has no models for the priors of this scenario; "
+                           "refit with the scenario or pick another fit")
+    models = {name: load_model(fit_id, key, root) for name, key in keys.items()}
+    return FitBundle(fit_id=fit_id, models=models, meta=meta, directory=directory)

@@ -1,11 +1,12 @@
-"""Fit every model for a scenario's priors and store the result as one versioned fit.
+"""Fit every model for one or more scenarios and store the result as one versioned fit.
 
 A scenario sets the priors: ``[priors.price]``, ``[priors.market]`` (with the TAM ceiling from
-its ``tam_ceiling_usd_billions`` input) and ``[priors.share]``. Each model's priors are hashed;
-a stored fit of the same data whose model has the same prior hash is reused, so bull, base
-and bear (which differ in the ceiling) share the price and share fits and differ only in the
-market fit. This module imports PyMC (through the model classes' ``fit``); forecasting does
-not need it.
+its ``tam_ceiling_usd_billions`` input) and ``[priors.share]``. Each model is identified by a
+digest of its priors and of the data it is fitted to (the prepared frames, not the raw files),
+so bull, base and bear (which differ in the ceiling) share one price and one share model and
+differ only in the market model; and a model whose priors and inputs are unchanged since a
+stored fit that passed its gate is reused rather than sampled again. This module imports
+PyMC (through the model classes' ``fit``); forecasting does not need it.
 """
 
 from __future__ import annotations
@@ -14,18 +15,24 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from forecast.data import Dataset
 from forecast.errors import FitError
 from forecast.fitstore import (
     FitBundle,
+    _code_version,
     latest_fit_id,
     list_fits,
     load_bundle,
+    load_model,
     new_fit_id,
     save_bundle,
 )
@@ -65,7 +72,62 @@ def priors_digest(scenario: Any) -> str:
     return digest(model_priors(scenario))
 
 
-def _fit_model(name: str, dataset: Dataset, scenario: Any, priors: dict[str, Any],
+def content_digest(value: Any) -> str:
+    """SHA-256 of a model's inputs: frames, arrays, dataclasses, mappings and scalars."""
+    hasher = hashlib.sha256()
+
+    def feed(item: Any) -> None:
+        if isinstance(item, pd.DataFrame):
+            hasher.update(repr((list(item.columns), item.shape)).encode())
+            hasher.update(pd.util.hash_pandas_object(item, index=True).to_numpy().tobytes())
+        elif isinstance(item, pd.Series | pd.Index):
+            hasher.update(pd.util.hash_pandas_object(pd.Series(item), index=False)
+                          .to_numpy().tobytes())
+        elif isinstance(item, np.ndarray):
+            hasher.update(repr((item.shape, item.dtype.str)).encode())
+            hasher.update(np.ascontiguousarray(item).tobytes())
+        elif is_dataclass(item) and not isinstance(item, type):
+            for entry in fields(item):
+                hasher.update(entry.name.encode())
+                feed(getattr(item, entry.name))
+        elif isinstance(item, Mapping):
+            for key in sorted(item, key=str):
+                hasher.update(str(key).encode())
+                feed(item[key])
+        elif isinstance(item, list | tuple):
+            hasher.update(f"seq{len(item)}".encode())
+            for element in item:
+                feed(element)
+        else:
+            hasher.update(repr(item).encode())
+
+    feed(value)
+    return hasher.hexdigest()
+
+
+def model_inputs(name: str, dataset: Dataset, scenario: Any) -> Any:
+    """What a model is fitted to: the prepared data (the share inputs depend on the scenario)."""
+    if name == "price":
+        from forecast.models.price import prepare_price_data
+
+        return {"prices": prepare_price_data(dataset), "catalogue": dataset.accelerators}
+    if name == "market":
+        from forecast.models.market import prepare_market_data
+
+        return prepare_market_data(dataset)
+    from forecast.shares_data import share_inputs
+
+    return share_inputs(dataset, scenario)
+
+
+def model_key(name: str, priors: Mapping[str, Any], inputs: Any) -> str:
+    """``<model>-<digest>``: same key, same priors, inputs and code version."""
+    identity = {"model": name, "priors": priors, "code": _code_version(),
+                "inputs": content_digest(inputs)}
+    return f"{name}-{digest(identity)[:16]}"
+
+
+def _fit_model(name: str, dataset: Dataset, inputs: Any, priors: dict[str, Any],
                sampler: Mapping[str, Any] | None) -> Any:
     overrides = dict(sampler or {})
     if name == "price":
@@ -79,97 +141,123 @@ def _fit_model(name: str, dataset: Dataset, scenario: Any, priors: dict[str, Any
         return MarketModel(priors=own, ceiling_prior=priors.get("__ceiling__"),
                            sampler=overrides).fit(dataset)
     from forecast.models.share import ShareModel
-    from forecast.shares_data import share_inputs
 
-    return ShareModel(priors=priors, sampler=overrides).fit(share_inputs(dataset, scenario))
+    return ShareModel(priors=priors, sampler=overrides).fit(inputs)
 
 
-def _reusable(name: str, data_hash: str, model_digest: str, root: Any) -> Any | None:
-    """A stored model fit with the same data and priors that passed its gate, if any.
-
-    A gated bundle's other models are reusable: the gate is per model.
-    """
+def _reusable(key: str, root: Any) -> Any | None:
+    """A stored model with this key (same priors and inputs) that passed its gate, if any."""
     for header in reversed(list_fits(root)):
-        if header.get("data_hash") != data_hash or name in header.get("gate_failures", {}):
-            continue
-        if header.get("model_digests", {}).get(name) == model_digest:
-            return load_bundle(header["fit_id"], root).models[name]
+        if key in header.get("models", []) and key not in header.get("gate_failures", {}):
+            return load_model(header["fit_id"], key, root)
     return None
 
 
 def fit_all(
     dataset: Dataset,
-    scenario: Any,
+    scenarios: Any | Sequence[Any],
     root: str | Path | None = None,
     sampler: Mapping[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
     gate: Mapping[str, float] | None = None,
     reuse: bool = True,
     before_publish: Callable[[Path], None] | None = None,
+    extra_meta: Mapping[str, Any] | None = None,
+    extra_files: Callable[[FitBundle], dict[str, str]] | None = None,
+    scenarios_dir: str | Path | None = None,
 ) -> FitBundle:
-    """Fit (or reuse) every model, gate on diagnostics and store the fit atomically.
+    """Fit (or reuse) every model the scenarios need, gate on diagnostics, store atomically.
 
     The fit is stored as ``published`` when every model passes the gate (r_hat, bulk ESS,
-    divergences), else as ``gated``: kept for inspection, never used by a forecast.
+    divergences), else as ``gated``: kept for inspection, never used by a forecast. The
+    fit keeps a copy of its data (``dataset.data_dir``) and of the scenario files.
+    ``extra_files`` builds further files for the fit directory from the finished bundle
+    (the refit's revision report), written before the fit is published.
     """
+    from forecast.scenario import DEFAULT_SCENARIOS_DIR
+
     say = progress or (lambda message: None)
-    priors = model_priors(scenario)
-    digests = {name: digest(priors[name]) for name in MODELS}
-    models, timings, reused = {}, {}, []
-    for name in MODELS:
-        start = time.perf_counter()
-        existing = _reusable(name, dataset.data_hash, digests[name], root) if reuse else None
-        if existing is not None:
-            models[name] = existing
-            reused.append(name)
-            say(f"{name}: reusing a stored fit with the same data and priors")
-        else:
-            say(f"{name}: sampling...")
-            models[name] = _fit_model(name, dataset, scenario, priors[name], sampler)
-            diagnostics = models[name].diagnostics()
-            say(f"{name}: done in {time.perf_counter() - start:.0f} s (max r_hat "
-                f"{diagnostics['max_r_hat']:.3f}, min ESS {diagnostics['min_ess_bulk']:.0f}, "
-                f"{diagnostics['divergences']} divergences)")
-        timings[name] = round(time.perf_counter() - start, 2)
-    diagnostics = {name: model.diagnostics() for name, model in models.items()}
-    reasons = {name: check_gate(values, gate) for name, values in diagnostics.items()}
-    failed = {name: why for name, why in reasons.items() if why}
+    scenario_list = list(scenarios) if isinstance(scenarios, Sequence) else [scenarios]
+    if not scenario_list:
+        raise FitError("no scenario to fit")
+    models: dict[str, Any] = {}
+    timings: dict[str, float] = {}
+    reused: list[str] = []
+    entries: dict[str, dict[str, Any]] = {}
+    for scenario in scenario_list:
+        priors = model_priors(scenario)
+        keys = {}
+        for name in MODELS:
+            inputs = model_inputs(name, dataset, scenario)
+            key = model_key(name, priors[name], inputs)
+            keys[name] = key
+            if key in models:
+                continue
+            start = time.perf_counter()
+            existing = _reusable(key, root) if reuse else None
+            if existing is not None:
+                models[key] = existing
+                reused.append(key)
+                say(f"{name} ({scenario.name}): reusing a stored fit with the same data "
+                    "and priors")
+            else:
+                say(f"{name} ({scenario.name}): sampling...")
+                models[key] = _fit_model(name, dataset, inputs, priors[name], sampler)
+                values = models[key].diagnostics()
+                say(f"{name} ({scenario.name}): done in {time.perf_counter() - start:.0f} s "
+                    f"(max r_hat {values['max_r_hat']:.3f}, min ESS "
+                    f"{values['min_ess_bulk']:.0f}, {values['divergences']} divergences)")
+            timings[key] = round(time.perf_counter() - start, 2)
+        entries[scenario.name] = {"priors_digest": digest(priors), "models": keys}
+    diagnostics = {key: model.diagnostics() for key, model in models.items()}
+    reasons = {key: check_gate(values, gate) for key, values in diagnostics.items()}
+    failed = {key: why for key, why in reasons.items() if why}
     meta = {
         "status": "gated" if failed else "published",
         "gate_failures": failed,
+        "gate": dict(gate or {}),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "data_hash": dataset.data_hash,
-        "as_of": str(dataset.as_of_date) if dataset.as_of_date is not None else None,
+        "as_of": str(dataset.as_of_date.date()) if dataset.as_of_date is not None else None,
         "data_end": str(dataset.last_observation.date()),
-        "scenario": scenario.name,
-        "priors_digest": digest(priors),
-        "model_digests": digests,
-        "priors": priors,
+        "scenarios": entries,
+        "priors": {s.name: model_priors(s) for s in scenario_list},
         "reused": reused,
         "timings_seconds": timings,
         "diagnostics": diagnostics,
+        **dict(extra_meta or {}),
     }
     bundle = FitBundle(fit_id=new_fit_id(dataset.data_hash), models=models, meta=meta)
-    save_bundle(bundle, root, before_publish=before_publish)
+    files = extra_files(bundle) if extra_files is not None else None
+    save_bundle(bundle, root, before_publish=before_publish, data_dir=dataset.data_dir,
+                scenarios_dir=scenarios_dir or DEFAULT_SCENARIOS_DIR, extra_files=files)
     return bundle
+
+
+def _gate_message(bundle: FitBundle) -> str:
+    return "; ".join(f"{key}: {', '.join(why)}"
+                     for key, why in bundle.meta["gate_failures"].items())
 
 
 def load_or_fit(dataset: Dataset, scenario: Any, root: str | Path | None = None,
                 fit_id: str | None = None, sampler: Mapping[str, Any] | None = None,
                 progress: Callable[[str], None] | None = None) -> FitBundle:
-    """The requested or latest published fit for the scenario's priors; fit when none."""
+    """The scenario's models from the requested or latest published fit; fit when none.
+
+    Returns a bundle keyed ``price``/``market``/``share`` (see
+    :meth:`~forecast.fitstore.FitBundle.for_scenario`).
+    """
+    wanted = priors_digest(scenario)
     if fit_id is not None:
-        bundle = load_bundle(fit_id, root)
+        bundle = load_bundle(fit_id, root, priors_digest=wanted)
         if bundle.status != "published":
             raise FitError(f"fit {fit_id} is {bundle.status}, not published: not used")
         return bundle
-    found = latest_fit_id(root, priors_digest=priors_digest(scenario))
+    found = latest_fit_id(root, priors_digest=wanted)
     if found is not None:
-        return load_bundle(found, root)
+        return load_bundle(found, root, priors_digest=wanted)
     bundle = fit_all(dataset, scenario, root=root, sampler=sampler, progress=progress)
     if bundle.status != "published":
-        failures = "; ".join(f"{k}: {', '.join(v)}" for k, v in
-                             bundle.meta["gate_failures"].items())
-        raise FitError(f"the new fit {bundle.fit_id} failed its convergence gate ({failures}); "
-                       "it is stored as gated and not used")
-    return bundle
+        raise FitError(f"the new fit {bundle.fit_id} failed its convergence gate "
+                       f"({_gate_message(bundle)}); it is stored as gated and not used")
+    return bundle.for_scenario(wanted)

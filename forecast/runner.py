@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from forecast.data import Dataset
+from forecast.errors import FitError
 from forecast.results import Forecast
 
 
@@ -41,12 +43,31 @@ def run_scenario(
     progress
         Called with one line per fitting step when a fit has to be made.
     """
-    from forecast.data import load_dataset
-    from forecast.fitting import load_or_fit
+    from forecast.fitstore import latest_data_dir, latest_fit_id, load_bundle
+    from forecast.fitting import load_or_fit, priors_digest
     from forecast.scenario import load_scenario
     from forecast.simulate import simulate
 
     scenario = load_scenario(name)
-    dataset = load_dataset(data_dir)
-    bundle = load_or_fit(dataset, scenario, root=root, fit_id=fit_id, progress=progress)
+    wanted = priors_digest(scenario)
+    chosen = fit_id or latest_fit_id(root, priors_digest=wanted)
+    if chosen is not None:
+        bundle = load_bundle(chosen, root, priors_digest=wanted)
+        if bundle.status != "published":
+            raise FitError(f"fit {chosen} is {bundle.status}, not published: not used")
+        dataset = fit_dataset(bundle.data_dir if data_dir is None else data_dir,
+                              bundle.meta.get("as_of"))
+    else:
+        # No fit covers this scenario: fit it on the data of the newest published fit.
+        dataset = fit_dataset(data_dir if data_dir is not None else latest_data_dir(root),
+                              None)
+        bundle = load_or_fit(dataset, scenario, root=root, progress=progress)
     return simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon)
+
+
+def fit_dataset(data_dir: str | Path | None, as_of: str | None) -> Dataset:
+    """The dataset a fit saw: its data directory, cut at its as-of date when it has one."""
+    from forecast.data import load_dataset
+
+    dataset = load_dataset(data_dir)
+    return dataset.as_of(as_of) if as_of else dataset
