@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from forecast.data import Dataset
 from forecast.errors import FitError
@@ -43,10 +44,29 @@ def run_scenario(
     progress
         Called with one line per fitting step when a fit has to be made.
     """
+    from forecast.simulate import simulate
+
+    scenario, dataset, bundle = load_run(name, root=root, fit_id=fit_id, data_dir=data_dir,
+                                         progress=progress)
+    return simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon)
+
+
+def load_run(
+    name: str,
+    *,
+    root: str | Path | None = None,
+    fit_id: str | None = None,
+    data_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[Any, Dataset, Any]:
+    """The scenario, dataset and fit bundle :func:`run_scenario` simulates from.
+
+    For callers that simulate more than once from one fit (sensitivity runs); the arguments
+    are :func:`run_scenario`'s.
+    """
     from forecast.fitstore import latest_data_dir, latest_fit_id, load_bundle
     from forecast.fitting import load_or_fit, priors_digest
     from forecast.scenario import load_scenario
-    from forecast.simulate import simulate
 
     scenario = load_scenario(name)
     wanted = priors_digest(scenario)
@@ -62,7 +82,7 @@ def run_scenario(
         dataset = fit_dataset(data_dir if data_dir is not None else latest_data_dir(root),
                               None)
         bundle = load_or_fit(dataset, scenario, root=root, progress=progress)
-    return simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon)
+    return scenario, dataset, bundle
 
 
 def fit_dataset(data_dir: str | Path | None, as_of: str | None) -> Dataset:

@@ -70,8 +70,16 @@ def fitted_history(market: Any, share: Any) -> pd.DataFrame:
 
 
 def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | None = None,
-             seed: int | None = None, horizon: int | None = None) -> Forecast:
-    """Joint sample paths of every output under ``scenario``; see the module docstring."""
+             seed: int | None = None, horizon: int | None = None,
+             inputs: pd.DataFrame | None = None) -> Forecast:
+    """Joint sample paths of every output under ``scenario``; see the module docstring.
+
+    ``inputs`` replaces the scenario's own input draws (``scenario.sample(draws, seed)``): a
+    frame with one row per path and a column per input, e.g. every input held at a quantile
+    for a one-at-a-time sensitivity run. ``draws`` defaults to its length and must equal it.
+    """
+    if inputs is not None and draws is None:
+        draws = len(inputs)
     draws = scenario.draws if draws is None else int(draws)
     seed = scenario.seed if seed is None else int(seed)
     horizon = scenario.horizon if horizon is None else int(horizon)
@@ -83,7 +91,12 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         raise ForecastError(f"horizon {horizon} is not after the end of the data "
                             f"({data_end}); give a later year")
 
-    inputs = scenario.sample(draws, seed=seed)
+    if inputs is None:
+        inputs = scenario.sample(draws, seed=seed)
+    elif len(inputs) != draws:
+        raise ForecastError(f"inputs have {len(inputs)} rows, not one per draw ({draws})")
+    else:
+        inputs = inputs.reset_index(drop=True)
     market_paths = market.forecast(end=f"{horizon}Q4", draws=draws, seed=seed)
     quarters = [str(q) for q in market_paths["quarter"].values]
     tam = market_paths["total"]
