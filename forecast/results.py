@@ -9,6 +9,7 @@ xarray only: nothing here imports PyMC.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,28 @@ UNITS = {
 
 def _q_name(q: float) -> str:
     return f"q{round(q * 100):d}" if round(q * 100) == q * 100 else f"q{q * 100:g}"
+
+
+def _annual_array(array: np.ndarray, labels: Sequence[str],
+                  how: str) -> tuple[list[str], np.ndarray]:
+    """Calendar-year values of ``(draw, quarter, ...)`` paths: ``(draw, year, ...)``.
+
+    Only years with all four quarters count; ``how`` is "sum" (NaN counts as 0, as in
+    xarray's ``sum``) or "mean" (NaN skipped). Returns the year labels and the values.
+    """
+    position = {label: i for i, label in enumerate(labels)}
+    years = sorted({label[:4] for label in labels})
+    complete = [y for y in years if all(f"{y}Q{k}" in position for k in range(1, 5))]
+    pieces = []
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+        for year in complete:
+            window = array[:, [position[f"{year}Q{k}"] for k in range(1, 5)]]
+            pieces.append(np.nansum(window, axis=1) if how == "sum"
+                          else np.nanmean(window, axis=1))
+    if not pieces:
+        return [], array[:, :0]
+    return complete, np.stack(pieces, axis=1)
 
 
 @dataclass
@@ -118,27 +141,44 @@ class Forecast:
                   freq: str = "year") -> pd.DataFrame:
         """Tidy quantiles: columns metric, period, vendor (or chip, or empty), q10, q50, ...
 
-        ``freq`` is "year" (calendar years, complete ones only) or "quarter".
+        ``freq`` is "year" (calendar years, complete ones only) or "quarter". Quantiles skip
+        NaN (a chip before its launch), interpolating linearly between order statistics.
+
+        Computed in numpy on the path arrays, with the same arithmetic as
+        ``self.annual(metric).quantile(q, dim="draw", skipna=True)`` (a test checks the two
+        agree exactly): going through xarray and a pandas pivot took ten times as long.
         """
-        if freq == "year":
-            values = self.annual(metric)
-        elif freq == "quarter":
-            values = self.paths(metric).rename(quarter="period")
-        else:
+        if freq not in ("year", "quarter"):
             raise ForecastError(f"freq must be 'year' or 'quarter', got {freq!r}")
+        values = self.paths(metric)
+        extras = [str(d) for d in values.dims if d not in ("draw", "quarter")]
+        if len(extras) > 1:
+            raise ForecastError(f"{metric}: quantiles take at most one dimension besides "
+                                f"draw and quarter, got {', '.join(extras)}")
+        extra = extras[0] if extras else None
+        array = values.transpose("draw", "quarter", *extras).values
+        labels = [str(label) for label in values["quarter"].values]
+        if freq == "year":
+            periods, array = _annual_array(array, labels, ANNUAL_AGGREGATE.get(metric, "mean"))
+            if not periods:
+                raise ForecastError(f"{metric}: no complete calendar year in the forecast")
+        else:
+            periods = labels
         levels = list(q)
-        quant = values.quantile(levels, dim="draw", skipna=True)
-        frame = quant.to_dataframe(name="value").reset_index()
-        frame = frame.pivot_table(index=[c for c in frame.columns
-                                         if c not in ("quantile", "value")],
-                                  columns="quantile", values="value", dropna=False).reset_index()
-        frame.columns = [(_q_name(c) if isinstance(c, float) else str(c)) for c in frame.columns]
-        extra = next((str(d) for d in values.dims if d not in ("draw", "quarter", "period")),
-                     None)
-        frame.insert(0, "metric", metric)
-        frame["key"] = frame[extra].astype(str) if extra else ""
-        ordered = ["metric", "period", "key"] + [_q_name(level) for level in levels]
-        frame = frame[ordered].rename(columns={"key": extra or "vendor"})
+        with warnings.catch_warnings():
+            # A chip not yet launched in any draw has no quantile: NaN, as xarray gives.
+            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+            quant = (np.nanquantile(array, levels, axis=0) if np.isnan(array).any()
+                     else np.quantile(array, levels, axis=0))
+        keys = [str(key) for key in values[extra].values] if extra else [""]
+        columns: dict[str, Any] = {
+            "metric": metric,
+            "period": np.repeat(np.asarray(periods, dtype=object), len(keys)),
+            extra or "vendor": np.tile(np.asarray(keys, dtype=object), len(periods)),
+        }
+        for level, row in zip(levels, quant, strict=True):
+            columns[_q_name(level)] = row.reshape(-1)
+        frame = pd.DataFrame(columns)
         frame["unit"] = UNITS.get(metric, "")
         return frame.sort_values(list(frame.columns[:3])).reset_index(drop=True)
 

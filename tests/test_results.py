@@ -8,7 +8,7 @@ import pytest
 import xarray as xr
 
 from forecast.errors import ForecastError
-from forecast.results import Forecast, check_paths
+from forecast.results import UNITS, Forecast, _q_name, check_paths
 from forecast.scenario import ThesisSpec
 from forecast.theses import evaluate_thesis, period_quarters
 
@@ -89,6 +89,66 @@ def test_quarterly_quantiles_and_bad_freq():
     assert len(forecast.quantiles("tam", freq="quarter")) == len(QUARTERS)
     with pytest.raises(ForecastError):
         forecast.quantiles("tam", freq="month")
+
+
+def _xarray_quantiles(forecast: Forecast, metric: str, q, freq: str) -> pd.DataFrame:
+    """The former xarray/pandas computation of ``Forecast.quantiles``: the reference."""
+    values = (forecast.annual(metric) if freq == "year"
+              else forecast.paths(metric).rename(quarter="period"))
+    levels = list(q)
+    quant = values.quantile(levels, dim="draw", skipna=True)
+    frame = quant.to_dataframe(name="value").reset_index()
+    frame = frame.pivot_table(index=[c for c in frame.columns
+                                     if c not in ("quantile", "value")],
+                              columns="quantile", values="value", dropna=False).reset_index()
+    frame.columns = [(_q_name(c) if isinstance(c, float) else str(c)) for c in frame.columns]
+    extra = next((str(d) for d in values.dims if d not in ("draw", "quarter", "period")), None)
+    frame.insert(0, "metric", metric)
+    frame["key"] = frame[extra].astype(str) if extra else ""
+    ordered = ["metric", "period", "key"] + [_q_name(level) for level in levels]
+    frame = frame[ordered].rename(columns={"key": extra or "vendor"})
+    frame["unit"] = UNITS.get(metric, "")
+    return frame.sort_values(list(frame.columns[:3])).reset_index(drop=True)
+
+
+def _paths_with_gaps() -> xr.Dataset:
+    """Paths over 2029Q3..2031Q1 (2029 and 2031 incomplete) with NaN before a chip launch."""
+    rng = np.random.default_rng(3)
+    quarters = ["2029Q3", "2029Q4"] + QUARTERS[4:] + ["2031Q1"]
+    draws = 501
+    paths = make_paths(draws, seed=3).reindex(quarter=quarters)
+    paths["tam"] = (("draw", "quarter"), rng.lognormal(3, 0.5, size=(draws, len(quarters))))
+    share = rng.dirichlet([5, 2, 1], size=(draws, len(quarters)))
+    paths["share"] = (("draw", "quarter", "vendor"), share)
+    price = rng.lognormal(1, 0.3, size=(draws, len(quarters), 3))
+    price[:, :3, 1] = np.nan                   # launched 2030Q2 in every draw
+    price[: draws // 2, 3:5, 1] = np.nan       # later in half of the draws
+    price[:, :, 2] = np.nan                    # never launched
+    paths["price"] = (("draw", "quarter", "chip"), price)
+    paths = paths.assign_coords(chip=["H100", "Trainium3", "Trainium9"])
+    revenue = (paths["tam"] * paths["share"].sel(vendor="aws", drop=True)).values
+    revenue[:10, 3] = np.nan                   # a summed metric with gaps: NaN counts as 0
+    revenue[10:20, 2:6] = np.nan
+    paths["aws_revenue_topdown"] = (("draw", "quarter"), revenue)
+    return paths
+
+
+@pytest.mark.parametrize("freq", ["year", "quarter"])
+@pytest.mark.parametrize("q", [(0.1, 0.5, 0.9), (0.9, 0.05), (0.5,), (0.025, 0.333, 0.975)])
+def test_quantiles_equal_the_xarray_computation_exactly(freq: str, q) -> None:
+    forecast = Forecast(data=_paths_with_gaps(), scenario="test", fit_id="x", seed=0)
+    for metric in ("tam", "share", "price", "aws_revenue_topdown"):
+        pd.testing.assert_frame_equal(forecast.quantiles(metric, q, freq=freq),
+                                      _xarray_quantiles(forecast, metric, q, freq),
+                                      check_exact=True)
+
+
+def test_annual_quantiles_need_a_complete_year() -> None:
+    paths = make_paths(50).isel(quarter=slice(1, 4))
+    forecast = Forecast(data=paths, scenario="test", fit_id="x", seed=0)
+    with pytest.raises(ForecastError, match="no complete calendar year"):
+        forecast.quantiles("tam")
+    assert len(forecast.quantiles("tam", freq="quarter")) == 3
 
 
 def test_exports_round_trip(tmp_path):
