@@ -192,9 +192,17 @@ class FittedModel:
         return result
 
     def stacked(self, name: str) -> np.ndarray:
-        """Posterior draws of one variable with chain and draw flattened into the first axis."""
+        """Posterior draws of one variable with chain and draw flattened into the first axis.
+
+        Samples are in chain-major order (chain 0's draws, then chain 1's), as xarray's
+        ``stack(sample=("chain", "draw"))`` orders them; the other axes keep their order.
+        Returns a new array (a plain reshape: stacking through xarray cost about 10 ms a
+        variable, a tenth of a warm forecast's budget).
+        """
         values = self.posterior[name]
-        return values.stack(sample=("chain", "draw")).transpose("sample", ...).values
+        rest = [dim for dim in values.dims if dim not in ("chain", "draw")]
+        array = values.transpose("chain", "draw", *rest).values
+        return array.reshape((-1, *array.shape[2:])).copy()
 
     @property
     def n_samples(self) -> int:

@@ -268,15 +268,17 @@ def ar1_logp(u: Any, phi: Any, sigma: Any, xp: Any = np) -> Any:
     return first + rest
 
 
-def vendor_log_shares(eta: Any, xp: Any = np) -> Any:
+def vendor_log_shares(eta: Any, xp: Any = np, axis: int = 0) -> Any:
     """Log shares from log-ratios to the reference vendor (``eta``: groups x time).
 
-    Returns (1 + groups) x time: the reference first, ``log softmax([0, eta])``.
+    Returns (1 + groups) x time: the reference first, ``log softmax([0, eta])``. ``axis`` is
+    the groups axis: ``axis=1`` takes a batch ``draws x groups x time`` at once.
     """
-    zeros = xp.zeros_like(eta[:1])
-    full = xp.concatenate([zeros, eta], axis=0)
-    peak = full.max(axis=0, keepdims=True)
-    return full - (peak + xp.log(xp.exp(full - peak).sum(axis=0, keepdims=True)))
+    first = (slice(None),) * axis + (slice(0, 1),)
+    zeros = xp.zeros_like(eta[first])
+    full = xp.concatenate([zeros, eta], axis=axis)
+    peak = full.max(axis=axis, keepdims=True)
+    return full - (peak + xp.log(xp.exp(full - peak).sum(axis=axis, keepdims=True)))
 
 
 def measurement_log_mean(series: str, log_spend: Any, params: Mapping[str, Any],
@@ -795,8 +797,7 @@ class FittedMarket(FittedModel):
             dev[:, h] = prev
         eta = eta_last[:, :, None] + share_sigma[:, :, None] * np.cumsum(
             rng.standard_normal((d, len(RATIO_GROUPS), horizon)), axis=2)
-        log_future = (curve + dev)[:, None, :] + np.stack(
-            [vendor_log_shares(eta[i]) for i in range(d)])
+        log_future = (curve + dev)[:, None, :] + vendor_log_shares(eta, axis=1)
         return (np.concatenate([log_hist, log_future], axis=2),
                 self._cpu(pick, n + horizon), pick)
 
