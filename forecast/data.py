@@ -21,19 +21,33 @@ Normalisation done here, once, so models never repeat it:
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
+import json
+import os
+import pickle
+import platform
 import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from forecast.errors import DataValidationError, Issue
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+
+#: Environment variable for the validated-dataset cache: a directory to keep it in, or "off".
+#: Default: ``cache/`` under the artifacts root (``$FORECAST_ARTIFACTS`` or ``artifacts/``).
+DATA_CACHE_ENV = "FORECAST_DATA_CACHE"
+#: Cached datasets kept (least recently used ones are removed beyond this).
+DATA_CACHE_ENTRIES = 8
+_CACHE_FORMAT = 1
 
 #: Pricing types as recorded in ``gpu_rental_prices.csv``: an explicit category set, so a
 #: typo is a validation error rather than a new category.
@@ -549,13 +563,115 @@ def load_dataset(data_dir: str | Path | None = None) -> Dataset:
     ------
     DataValidationError
         With every problem found, each as ``file:row:column: message``.
+
+    Notes
+    -----
+    A dataset that validated is cached (see ``$FORECAST_DATA_CACHE``) under the SHA-256 of
+    every file and of the parsing code: files byte-identical to ones already validated are
+    not parsed again, and any change to them is validated in full.
     """
     directory = Path(data_dir) if data_dir else DEFAULT_DATA_DIR
+    cached = _cached_dataset(directory)
+    if cached is not None:
+        return cached
     issues: list[Issue] = []
     dataset = _load_tables(directory, issues)
     if issues or dataset is None:
         raise DataValidationError(issues)
+    _cache_dataset(dataset)
     return dataset
+
+
+# --------------------------------------------------------------------------- dataset cache
+#
+# Parsing and validating every file takes about 0.1 s, a twentieth of a warm forecast's
+# budget. A dataset that validated cleanly is therefore pickled under a key made of the
+# SHA-256 of every data file, of this module's source and of the library versions: any
+# change to a data file (or to the code that parses it) changes the key, so the files are
+# validated again and problems are reported exactly as without the cache. Only clean
+# datasets are cached. The pickle is the package's own output in its own artifacts directory;
+# anything unreadable there is ignored and rebuilt.
+
+
+def _data_cache_dir() -> Path | None:
+    """Directory of the dataset cache, or None when ``$FORECAST_DATA_CACHE`` is "off"."""
+    setting = os.environ.get(DATA_CACHE_ENV, "").strip()
+    if setting.lower() == "off":
+        return None
+    if setting:
+        return Path(setting)
+    artifacts = os.environ.get("FORECAST_ARTIFACTS") or DEFAULT_DATA_DIR.parent / "artifacts"
+    return Path(artifacts) / "cache"
+
+
+def _file_hashes(directory: Path) -> tuple[tuple[str, str], ...] | None:
+    """SHA-256 of every schema file, as ``Dataset.file_hashes``; None if one is unreadable."""
+    try:
+        return tuple((name, hashlib.sha256((directory / name).read_bytes()).hexdigest())
+                     for name in SCHEMAS)
+    except OSError:
+        return None
+
+
+def _cache_key(file_hashes: tuple[tuple[str, str], ...]) -> str:
+    """Identity of a parsed dataset: the data files, the parsing code and the libraries."""
+    parts = {
+        "format": _CACHE_FORMAT,
+        "code": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+        "python": platform.python_version(),
+        "pandas": pd.__version__,
+        "numpy": np.__version__,
+        "files": [list(pair) for pair in file_hashes],
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _cached_dataset(directory: Path) -> Dataset | None:
+    """The cached dataset of ``directory``'s current files, or None (no cache, or stale)."""
+    cache = _data_cache_dir()
+    if cache is None or not directory.is_dir():
+        return None
+    hashes = _file_hashes(directory)
+    if hashes is None:
+        return None
+    key = _cache_key(hashes)
+    path = cache / f"dataset-{key[:32]}.pickle"
+    try:
+        with path.open("rb") as handle:
+            stored_key, dataset = pickle.load(handle)
+    except Exception:  # noqa: BLE001 - missing, partial or foreign: rebuild it
+        return None
+    if stored_key != key or not isinstance(dataset, Dataset) or dataset.file_hashes != hashes:
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # most recently used: pruned last
+    return replace(dataset, data_dir=directory)
+
+
+def _cache_dataset(dataset: Dataset) -> None:
+    """Store a validated dataset (atomically); failures only cost the next load its speed."""
+    cache = _data_cache_dir()
+    if cache is None:
+        return
+    key = _cache_key(dataset.file_hashes)
+    temporary = None
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=cache, prefix=".dataset-", suffix=".tmp",
+                                         delete=False) as handle:
+            temporary = Path(handle.name)
+            pickle.dump((key, dataset), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, cache / f"dataset-{key[:32]}.pickle")
+        temporary = None
+        entries = sorted(cache.glob("dataset-*.pickle"), key=lambda p: p.stat().st_mtime,
+                         reverse=True)
+        for stale in entries[DATA_CACHE_ENTRIES:]:
+            stale.unlink(missing_ok=True)
+    except (OSError, pickle.PickleError):
+        pass
+    finally:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
 
 
 def _load_tables(directory: Path, issues: list[Issue]) -> Dataset | None:
