@@ -16,13 +16,9 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import fields, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-import pandas as pd
 
 from forecast.data import Dataset
 from forecast.errors import FitError
@@ -36,6 +32,7 @@ from forecast.fitstore import (
     new_fit_id,
     save_bundle,
 )
+from forecast.hashing import content_digest
 from forecast.models.base import check_gate, prior_spec_dict
 
 MODELS = ("price", "market", "share")
@@ -70,39 +67,6 @@ def digest(value: Any) -> str:
 def priors_digest(scenario: Any) -> str:
     """One hash of every model's priors: two scenarios with equal digests share a fit."""
     return digest(model_priors(scenario))
-
-
-def content_digest(value: Any) -> str:
-    """SHA-256 of a model's inputs: frames, arrays, dataclasses, mappings and scalars."""
-    hasher = hashlib.sha256()
-
-    def feed(item: Any) -> None:
-        if isinstance(item, pd.DataFrame):
-            hasher.update(repr((list(item.columns), item.shape)).encode())
-            hasher.update(pd.util.hash_pandas_object(item, index=True).to_numpy().tobytes())
-        elif isinstance(item, pd.Series | pd.Index):
-            hasher.update(pd.util.hash_pandas_object(pd.Series(item), index=False)
-                          .to_numpy().tobytes())
-        elif isinstance(item, np.ndarray):
-            hasher.update(repr((item.shape, item.dtype.str)).encode())
-            hasher.update(np.ascontiguousarray(item).tobytes())
-        elif is_dataclass(item) and not isinstance(item, type):
-            for entry in fields(item):
-                hasher.update(entry.name.encode())
-                feed(getattr(item, entry.name))
-        elif isinstance(item, Mapping):
-            for key in sorted(item, key=str):
-                hasher.update(str(key).encode())
-                feed(item[key])
-        elif isinstance(item, list | tuple):
-            hasher.update(f"seq{len(item)}".encode())
-            for element in item:
-                feed(element)
-        else:
-            hasher.update(repr(item).encode())
-
-    feed(value)
-    return hasher.hexdigest()
 
 
 def model_inputs(name: str, dataset: Dataset, scenario: Any) -> Any:

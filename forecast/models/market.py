@@ -62,6 +62,7 @@ import pandas as pd
 import xarray as xr
 
 from forecast.errors import FitError, ForecastError
+from forecast.hashing import content_digest
 from forecast.models.base import (
     DEFAULT_SAMPLER,
     FittedModel,
@@ -432,6 +433,16 @@ def prepare_market_data(dataset: Any) -> dict[str, pd.DataFrame]:
     return {"observations": observations, "censored": censored_frame, "volumes": volumes}
 
 
+def _ceiling_rv(pm: Any, spec: Mapping[str, Any]) -> Any:
+    """The TAM-ceiling prior; a lognormal one takes its parameters from ``pm.Data`` so that
+    models differing only in it share one compiled sampler."""
+    if spec["dist"] != "lognormal":
+        return prior("ceiling", spec)
+    log_median = pm.Data("ceiling_log_median", math.log(spec["median"]))
+    log_sigma = pm.Data("ceiling_log_sigma", float(spec["sigma"]))
+    return pm.LogNormal("ceiling", mu=log_median, sigma=log_sigma)
+
+
 def _ratio_walk(pm: Any, pt: Any, group: str, start: Any, step: Any, n: int,
                 block: tuple[int, int, Any] | None) -> Any:
     """Random walk ``eta_t = eta_{t-1} + step z_t`` (``eta_{-1} = start``) over ``n`` quarters.
@@ -601,7 +612,7 @@ class MarketModel:
         coords = {"quarter": timeline, "ratio_group": list(RATIO_GROUPS),
                   "group": list(LATENT_GROUPS)}
         with pm.Model(coords=coords) as model:
-            ceiling = prior("ceiling", p["ceiling"])
+            ceiling = _ceiling_rv(pm, p["ceiling"])
             decay = prior("growth_decay", p["growth_decay"])
             offset = prior("level_offset", p["level_offset"])
             phi = prior("ar_phi", p["ar_phi"])
@@ -725,7 +736,17 @@ class MarketModel:
         """Fit to prepared frames (from :func:`prepare_market_data` or :func:`simulate_market`)."""
         settings = {**self.sampler, **sampler}
         model = self.build(data)
-        idata, seconds = run_sampler(model, settings)
+        ceiling = self.priors["ceiling"]
+        swappable = {} if ceiling["dist"] != "lognormal" else {
+            "ceiling_log_median": math.log(ceiling["median"]),
+            "ceiling_log_sigma": float(ceiling["sigma"])}
+        # Scenarios differ in the ceiling prior only: one compiled model serves them all.
+        structure = content_digest({"data": {k: data[k] for k in sorted(data)},
+                                    "priors": {k: v for k, v in self.priors.items()
+                                               if k != "ceiling" or not swappable},
+                                    "version": FittedMarket.model_version})
+        idata, seconds = run_sampler(model, settings, cache_key=f"market-{structure}",
+                                     data=swappable)
         names = [v for v in SUMMARY_VARS if v in idata.posterior]
         summary = posterior_summary(idata, names)
         posterior = idata.posterior.drop_vars(

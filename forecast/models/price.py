@@ -90,6 +90,7 @@ import xarray as xr
 
 from forecast.data import Dataset
 from forecast.errors import ForecastError
+from forecast.hashing import content_digest
 from forecast.models.base import (
     DEFAULT_SAMPLER,
     FittedModel,
@@ -363,7 +364,10 @@ class PriceModel:
             raise ForecastError(f"price model: {len(data.observations)} price observations, "
                                 "need at least 10")
         model = build_price_model(data, self.priors)
-        idata, seconds = run_sampler(model, settings)
+        # Same data and priors, same compiled sampler (a warm refit skips the compile).
+        key = "price-" + content_digest({"data": data, "priors": self.priors,
+                                         "version": FittedPriceModel.model_version})
+        idata, seconds = run_sampler(model, settings, cache_key=key)
         keep = [name for name in idata.posterior.data_vars
                 if name not in ("cycle_eps", "price_level", "decay_eta", "decay_informed")]
         summary = posterior_summary(idata, SUMMARY_VARS)

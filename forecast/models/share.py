@@ -70,6 +70,7 @@ import pandas as pd
 import xarray as xr
 
 from forecast.errors import ForecastError
+from forecast.hashing import content_digest
 from forecast.models.base import (
     DEFAULT_SAMPLER,
     FittedModel,
@@ -383,7 +384,11 @@ class ShareModel:
             raise ForecastError(f"share model: {data.n_observations} observed log-ratios over "
                                 f"{len(data.quarters)} quarters; need at least 3 of each")
         model = build_share_model(data, self.priors, self.reference_vendor)
-        idata, seconds = run_sampler(model, settings)
+        # Same data and priors, same compiled sampler (a warm refit skips the compile).
+        key = "share-" + content_digest({"data": data, "priors": self.priors,
+                                         "reference": self.reference_vendor,
+                                         "version": FittedShareModel.model_version})
+        idata, seconds = run_sampler(model, settings, cache_key=key)
         summary = posterior_summary(idata, SUMMARY_VARS)
         # The reference vendor's ecosystem term is the constant 0: r_hat is undefined there.
         summary = summary[summary["parameter"] != f"ecosystem[{self.reference_vendor}]"]

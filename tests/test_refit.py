@@ -1,0 +1,161 @@
+"""End to end: the quarterly refit against a copy of the session's fit store.
+
+The store holds light fits of the shipped data. A drop that brings the shipped data's newest
+quarter to data that lack it merges back to the same data, so every model is reused (their
+priors and inputs are unchanged) and these tests exercise validation, merge, gate, publish,
+registry and report without sampling again. Model keys changing with inputs is tested in
+tests/test_hashing.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import cli
+from forecast.errors import RefitBusyError
+from forecast.fitstore import latest_fit_id, list_fits, load_bundle
+from forecast.refit import REPORT_JSON, REPORT_MARKDOWN, refit, refit_lock
+from forecast.registry import Registry
+from forecast.runner import run_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+REVENUE = "vendor_quarterly_revenue.csv"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def store(fit_store, tmp_path) -> Path:
+    copy = tmp_path / "artifacts"
+    shutil.copytree(fit_store, copy)
+    return copy
+
+
+@pytest.fixture
+def split(tmp_path) -> tuple[Path, Path]:
+    """Shipped data without the newest revenue quarter, and that quarter (real rows) as a drop."""
+    base = tmp_path / "base"
+    shutil.copytree(DATA, base)
+    with (DATA / REVENUE).open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header, rows = list(reader.fieldnames or []), list(reader)
+    cut = pd.Timestamp("2025-07-31")
+    for target, keep in ((base / REVENUE, lambda r: r <= cut), (tmp_path / REVENUE,
+                                                                 lambda r: r > cut)):
+        with target.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=header, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(r for r in rows if keep(pd.Timestamp(r["calendar_quarter_end"])))
+    return base, tmp_path / REVENUE
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=600)
+
+
+def _fit_dirs(store: Path) -> list[str]:
+    return sorted(p.name for p in (store / "fits").iterdir())
+
+
+def test_drop_with_new_quarter_publishes_fit_and_revision_report(store, split, capsys,
+                                                               loose_gate):
+    base, drop = split
+    (previous,) = _fit_dirs(store)
+    result = refit(drop=drop, data_dir=base, root=store, gate=loose_gate, report_draws=500)
+    assert result.status == "published" and result.merge.n_added > 0
+    assert latest_fit_id(store) == result.bundle.fit_id != previous
+    report = json.loads((result.directory / REPORT_JSON).read_text())
+    assert report["previous_fit"] == previous
+    rows = pd.DataFrame(report["rows"])
+    assert set(rows["scenario"]) == {"base", "bull", "bear"}
+    assert {"tam:2026", "tam:2030", "share:2030:nvidia", "share:2030:aws",
+            "aws_revenue_topdown:2030"} <= set(rows["metric"])
+    assert rows["metric"].str.startswith("thesis:").sum() >= 3 * 4
+    # The move splits exactly into assumptions and data.
+    total = rows["from_assumptions"] + rows["from_data"]
+    assert (total - rows["move"]).abs().max() < 1e-9
+    assert "## base" in (result.directory / REPORT_MARKDOWN).read_text()
+    # The new fit carries the merged data; forecasts now use it.
+    snapshot = result.directory / "data" / REVENUE
+    assert snapshot.read_bytes().count(b"\n") == (DATA / REVENUE).read_bytes().count(b"\n")
+    assert run_scenario("base", root=store, draws=200).fit_id == result.bundle.fit_id
+    registry = Registry(store)
+    assert [row["fit_id"] for row in registry.fits()] == _fit_dirs(store)
+    assert registry.runs()[-1]["outcome"] == "published"
+    # fits list / show / diff read the same store.
+    assert cli.main(["fits", "list", "--artifacts", str(store)]) == 0
+    assert cli.main(["fits", "show", result.bundle.fit_id, "--artifacts", str(store)]) == 0
+    assert cli.main(["fits", "diff", previous, result.bundle.fit_id, "--draws", "300",
+                     "--artifacts", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert result.bundle.fit_id in out and "| tam:2030 |" in out
+
+
+def test_corrupt_drop_is_rejected_and_nothing_changes(store, split, tmp_path):
+    base, drop = split
+    lines = drop.read_text().splitlines()
+    fields = next(csv.reader([lines[2]]))
+    fields[4] = "fifty"
+    bad = tmp_path / "bad" / REVENUE
+    bad.parent.mkdir()
+    with bad.open("w", newline="", encoding="utf-8") as handle:
+        handle.write(lines[0] + "\n" + lines[1] + "\n")
+        csv.writer(handle, lineterminator="\n").writerow(fields)
+    before = _fit_dirs(store)
+    result = _cli("refit", "--drop", str(bad), "--data", str(base), "--artifacts", str(store))
+    assert result.returncode == 2
+    assert f"{bad}:3:revenue_usd_billions" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert _fit_dirs(store) == before
+    assert Registry(store).runs()[-1]["outcome"] == "rejected"
+
+
+def test_failure_before_publishing_leaves_previous_fit_loadable(store, loose_gate):
+    (previous,) = _fit_dirs(store)
+
+    def crash(staging: Path) -> None:
+        raise OSError("disk full (injected)")
+
+    with pytest.raises(OSError, match="injected"):
+        refit(root=store, scenarios=["base"], gate=loose_gate, before_publish=crash,
+              report_draws=200)
+    assert _fit_dirs(store) == [previous]
+    assert load_bundle(previous, store).status == "published"
+    assert run_scenario("bear", root=store, draws=200).fit_id == previous
+    registry = Registry(store)
+    assert [row["fit_id"] for row in registry.fits()] == [previous]
+    assert registry.runs()[-1]["outcome"] == "failed"
+
+
+def test_second_refit_is_refused_while_one_runs(store):
+    with refit_lock(store):
+        with pytest.raises(RefitBusyError, match="another refit is running"):
+            refit(root=store)
+        result = _cli("refit", "--artifacts", str(store))
+    assert result.returncode == 4
+    assert "another refit is running" in result.stderr and "Traceback" not in result.stderr
+    assert len(list_fits(store)) == 1
+
+
+def test_gated_fit_is_recorded_and_never_used(store):
+    (previous,) = _fit_dirs(store)
+    result = _cli("refit", "--scenario", "base", "--min-ess", "1000000", "--artifacts",
+                  str(store))
+    assert result.returncode == 3, result.stderr
+    assert "gated" in result.stdout
+    (gated,) = [name for name in _fit_dirs(store) if name != previous]
+    assert {row["fit_id"]: row["status"] for row in Registry(store).fits()} == {
+        previous: "published", gated: "gated"}
+    assert run_scenario("base", root=store, draws=200).fit_id == previous
+    refused = _cli("forecast", "--fit", gated, "--artifacts", str(store))
+    assert refused.returncode == 2 and "gated" in refused.stderr
