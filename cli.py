@@ -456,6 +456,54 @@ def cmd_fits_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- sensitivity, report
+
+
+def _check_draws(args: argparse.Namespace) -> None:
+    if args.draws is not None and args.draws <= 0:
+        raise ForecastError(f"--draws must be > 0, got {args.draws}")
+
+
+def cmd_sensitivity(args: argparse.Namespace) -> int:
+    from forecast.sensitivity import display_tornado, run_sensitivity
+
+    _check_draws(args)
+    started = time.perf_counter()
+    result = run_sensitivity(
+        args.scenario, args.metric, stat=args.stat, draws=args.draws, seed=args.seed,
+        root=args.artifacts, fit_id=args.fit, data_dir=args.data,
+        progress=lambda message: print(message, file=sys.stderr))
+    spec, table = result.output, result.tornado
+    print(f"scenario {result.scenario.name}, fit {result.fit_id}, output {spec.label} "
+          f"[{spec.unit}], {result.draws} paths per run, seed {result.seed}")
+    print(f"tornado: each input from its P10 to its P90, the others at their medians "
+          f"(all at medians: {table['baseline'].iloc[0]:.4g})")
+    _print_table(display_tornado(table, result.scenario))
+    ranking = result.ranking
+    print(f"\nglobal ranking over {result.draws} Monte Carlo paths (all inputs varying; "
+          f"R^2 of SRC {ranking.attrs['r2_src']:.2f}, of SRRC {ranking.attrs['r2_srrc']:.2f})")
+    _print_table(ranking.round(3))
+    print(f"{result.runs} simulation runs in {time.perf_counter() - started:.1f} s",
+          file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from forecast.report import build_report
+    from forecast.scenario import load_scenario
+
+    _check_draws(args)
+    load_scenario(args.scenario)  # a bad name fails before anything is created
+    out = _check_out_dir(args.out)
+    report = build_report(args.scenario, draws=args.draws, seed=args.seed, root=args.artifacts,
+                          fit_id=args.fit, data_dir=args.data,
+                          progress=lambda message: print(message, file=sys.stderr))
+    for path in report.write(out)[:2]:
+        print(f"wrote {path}")
+    print(f"report built in {report.timings['total']:.1f} s", file=sys.stderr)
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- wiring
 
 
@@ -556,6 +604,26 @@ def build_parser() -> argparse.ArgumentParser:
     diffing.add_argument("--seed", type=int, default=0)
     for sub in (listing, showing, diffing):
         sub.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
+
+    sensitivity = commands.add_parser("sensitivity", help="tornado of one output: each input "
+                                      "from P10 to P90, the others at their medians")
+    sensitivity.add_argument("--metric", required=True,
+                             help="metric:YEAR (e.g. aws_revenue:2030), metric:VENDOR:YEAR "
+                             "(share:aws:2030) or thesis:NAME")
+    sensitivity.add_argument("--stat", choices=["median", "mean", "p10", "p90"],
+                             default="median", help="statistic of a metric's paths")
+    report = commands.add_parser("report", help="HTML and Markdown report of a scenario")
+    report.add_argument("--out", default="out", help="directory for the report (default out/)")
+    for sub in (sensitivity, report):
+        sub.add_argument("--scenario", default="base")
+        sub.add_argument("--draws", type=int, help="paths per run (default: sensitivity 2000, "
+                         "report the scenario's)")
+        sub.add_argument("--seed", type=int, help="random seed (default: scenario)")
+        sub.add_argument("--fit", help="use this stored fit id instead of the latest")
+        sub.add_argument("--data", help="data directory (default: the fit's data)")
+        sub.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
+    sensitivity.set_defaults(handler=cmd_sensitivity)
+    report.set_defaults(handler=cmd_report)
     return parser
 
 

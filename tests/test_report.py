@@ -1,0 +1,312 @@
+"""The report: rendering of blocks (fast) and, on the session's fit store, the whole report
+built by the CLI, opened in headless Chromium (no console errors, every image decodes, a
+screenshot), with its numbers checked against the Python API."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from forecast.errors import ForecastError
+from forecast.report import Cell, Heading, Image, Paragraph, Report, Table, format_value
+
+ROOT = Path(__file__).resolve().parents[1]
+PNG = b"\x89PNG\r\n\x1a\n"
+DRAWS = 400
+
+
+# --------------------------------------------------------------------------- fast
+
+
+def small_report() -> Report:
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    from forecast.plots import png_bytes
+
+    return Report(scenario="demo", blocks=[
+        Heading(1, "Demo <report>"),
+        Paragraph("a <script>alert(1)</script> & more"),
+        Heading(2, "Numbers"),
+        Table(["name", "value"], [[Cell("x|y"), Cell("0.123", "k:x", 0.1234567)]], "cap"),
+        Image("line.png", "a line", png_bytes(fig)),
+    ], numbers={"k:x": 0.1234567})
+
+
+def test_html_escapes_text_and_tags_numbers():
+    page = small_report().html()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert 'data-key="k:x" data-value="0.1234567">0.123</td>' in page
+    assert '<a href="#numbers">Numbers</a>' in page
+    assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]+" alt="a line"', page)
+    assert "http" not in page  # self-contained: nothing fetched
+
+
+def test_markdown_has_the_same_content():
+    text = small_report().markdown("imgs")
+    assert text.startswith("# Demo <report>\n")
+    assert "| x\\|y | 0.123 |" in text and "|---|---:|" in text
+    assert "![a line](imgs/line.png)" in text
+
+
+def test_write_creates_files_and_reports_unwritable_places(tmp_path):
+    report = small_report()
+    written = report.write(tmp_path / "out")
+    names = sorted(p.name for p in written)
+    assert names == ["line.png", "report_demo.html", "report_demo.md"]
+    assert all(p.stat().st_size > 0 for p in written)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ForecastError):
+        report.write(blocker / "sub")
+
+
+def test_format_value():
+    assert format_value(0.12345, "fraction of spend") == "0.123"
+    assert format_value(0.5, "probability") == "0.500"
+    assert format_value(1234.56, "USD billions") == "1,234.6"
+    assert format_value(1.00123) == "1.001"
+    assert format_value(float("nan")) == "\u2013"
+
+
+# --------------------------------------------------------------------------- browser
+
+
+class _Cells(HTMLParser):
+    """Numeric cells (data-key -> (data-value, text)) and image sources of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: dict[str, tuple[float, str]] = {}
+        self.images: list[str] = []
+        self.probe: dict | None = None
+        self._open: tuple[str, float] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "td" and "data-key" in attributes:
+            self._open = (attributes["data-key"], float(attributes["data-value"]))
+            self._text = []
+        if tag == "img":
+            self.images.append(attributes.get("src", ""))
+        if tag == "body" and "data-probe" in attributes:
+            self.probe = json.loads(attributes["data-probe"])
+
+    def handle_data(self, data):
+        if self._open is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._open is not None:
+            key, value = self._open
+            assert key not in self.cells, f"duplicate key {key}"
+            self.cells[key] = (value, "".join(self._text))
+            self._open = None
+
+
+PROBE = """<script>
+window.__problems = [];
+window.addEventListener('error', function (event) {
+  var target = event.target && event.target.tagName ? event.target.tagName : '';
+  window.__problems.push('error: ' + (event.message || target));
+}, true);
+var originalError = console.error;
+console.error = function () {
+  window.__problems.push('console.error: ' + Array.prototype.join.call(arguments, ' '));
+  originalError.apply(console, arguments);
+};
+window.addEventListener('load', function () {
+  var broken = [];
+  Array.prototype.forEach.call(document.images, function (img) {
+    if (!img.complete || img.naturalWidth === 0 || img.naturalHeight === 0) {
+      broken.push(img.getAttribute('data-name') || img.alt);
+    }
+  });
+  document.body.setAttribute('data-probe', JSON.stringify({
+    images: document.images.length, broken: broken, problems: window.__problems,
+    tables: document.querySelectorAll('table').length, title: document.title}));
+});
+</script>"""
+
+
+def chromium() -> str:
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        if os.environ.get("FORECAST_REQUIRE_BROWSER"):
+            pytest.fail("chromium is not on PATH (.ci/run installs Debian's chromium)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    return binary
+
+
+def browse(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
+               "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
+               f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args,
+               page.resolve().as_uri()]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result
+
+
+def console_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+@pytest.mark.parametrize("args", [
+    ["report", "--scenario", "nope"],
+    ["report", "--draws", "0"],
+    ["report", "--out", "/proc/no/such/dir"],
+])
+def test_cli_report_bad_input_fails_fast(args, capsys, tmp_path, monkeypatch):
+    from cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def built(fit_store, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "report", "--scenario", "bull", "--out",
+         str(out), "--artifacts", str(fit_store), "--draws", str(DRAWS)],
+        capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert f"wrote {out / 'report_bull.html'}" in result.stdout
+    return out
+
+
+@pytest.mark.slow
+def test_report_renders_in_headless_chromium(built, tmp_path):
+    page = built / "report_bull.html"
+    source = page.read_text(encoding="utf-8")
+    assert "<script" not in source.lower()
+    probe_page = tmp_path / "probe.html"
+    probe_page.write_text(source.replace("<head>", "<head>\n" + PROBE, 1), encoding="utf-8")
+    dumped = browse(probe_page, tmp_path / "profile", "--dump-dom")
+    assert console_lines(dumped.stderr) == []
+    parser = _Cells()
+    parser.feed(dumped.stdout)
+    probe = parser.probe
+    assert probe is not None, "the page did not finish loading"
+    assert probe["problems"] == [] and probe["broken"] == []
+    assert probe["images"] >= 8 and probe["tables"] >= 10
+    assert probe["title"] == "Accelerator-market forecast: bull scenario"
+
+    shot = tmp_path / "report_bull.png"
+    result = browse(page, tmp_path / "profile2", f"--screenshot={shot}",
+                    "--window-size=1280,2400", "--hide-scrollbars")
+    assert console_lines(result.stderr) == []
+    data = shot.read_bytes()
+    assert data.startswith(PNG) and len(data) > 20_000
+    assert plt.imread(io.BytesIO(data)).std() > 0.05
+
+
+@pytest.mark.slow
+def test_every_image_is_non_empty(built):
+    source = (built / "report_bull.html").read_text(encoding="utf-8")
+    parser = _Cells()
+    parser.feed(source)
+    inline = [base64.b64decode(src.split(",", 1)[1]) for src in parser.images]
+    assert len(inline) >= 8
+    files = sorted((built / "report_bull_images").glob("*.png"))
+    assert len(files) == len(inline)
+    assert sorted(f.read_bytes() for f in files) == sorted(inline)
+    for data in inline:
+        assert data.startswith(PNG) and len(data) > 5000
+        pixels = plt.imread(io.BytesIO(data))
+        assert pixels.shape[0] > 100 and pixels.shape[1] > 100 and pixels.std() > 0.02
+    markdown = (built / "report_bull.md").read_text(encoding="utf-8")
+    for path in files:
+        assert f"(report_bull_images/{path.name})" in markdown
+
+
+@pytest.mark.slow
+def test_report_numbers_equal_the_python_api(built, fit_store):
+    from forecast.report import HEADLINE
+    from forecast.results import quantile_table
+    from forecast.runner import load_run, run_scenario
+    from forecast.sensitivity import (
+        SimulationSensitivity,
+        forecast_inputs,
+        global_ranking,
+        output_draws,
+        parse_output,
+    )
+
+    parser = _Cells()
+    parser.feed((built / "report_bull.html").read_text(encoding="utf-8"))
+    cells = parser.cells
+
+    def check(key: str, expected: float, unit: str = "") -> None:
+        assert key in cells, key
+        value, text = cells[key]
+        if np.isnan(expected):
+            assert np.isnan(value), key
+        else:
+            assert value == float(expected), (key, value, expected)
+        assert text == format_value(float(expected), unit), (key, text)
+
+    api = run_scenario("bull", draws=DRAWS, root=fit_store)
+    table = quantile_table(api, HEADLINE)
+    assert len(table) > 20
+    for row in table.itertuples(index=False):
+        key = f"{row.metric}:{row.period}" + (f":{row.vendor}" if row.vendor else "")
+        for level in ("q10", "q50", "q90"):
+            check(f"{level}:{key}", getattr(row, level), row.unit)
+    theses = api.theses()
+    for row in theses.itertuples(index=False):
+        check(f"thesis:{row.name}:probability", row.probability, "probability")
+        check(f"thesis:{row.name}:mcse", row.mcse, "probability")
+    horizon = str(api.meta["horizon"])
+    for name in ("bull", "base", "bear"):
+        other = api if name == "bull" else run_scenario(name, draws=DRAWS, root=fit_store)
+        for row in other.theses().itertuples(index=False):
+            check(f"compare:{name}:thesis:{row.name}", row.probability, "probability")
+        tam = other.quantiles("tam").set_index("period").loc[horizon, "q50"]
+        check(f"compare:{name}:q50:tam:{horizon}", tam, "USD billions")
+
+    scenario, dataset, bundle = load_run("bull", root=fit_store)
+    for model, values in bundle.diagnostics().items():
+        check(f"diag:{model}:max_r_hat", values["max_r_hat"])
+        check(f"diag:{model}:divergences", values["divergences"])
+
+    spec = parse_output(f"aws_revenue_topdown:{horizon}")
+    ranking = global_ranking(forecast_inputs(scenario, api), output_draws(api, spec))
+    for row in ranking.itertuples(index=False):
+        check(f"ranking:{row.input}:spearman", row.spearman)
+    # The three largest swings in the report, recomputed through the API.
+    top = sorted((key.split(":")[1] for key in cells if key.endswith(":swing")),
+                 key=lambda name: -cells[f"tornado:{name}:swing"][0])[:3]
+    runner = SimulationSensitivity(bundle, dataset, scenario, [spec], draws=DRAWS,
+                                   seed=api.seed)
+    tornado = runner.tornado(spec, inputs=top)
+    assert len(tornado) == 3
+    for row in tornado.itertuples(index=False):
+        check(f"tornado:{row.input}:swing", row.swing, spec.unit)
+        check(f"tornado:{row.input}:output_at_low", row.output_at_low, spec.unit)
+
+    markdown = (built / "report_bull.md").read_text(encoding="utf-8")
+    median = table[(table["metric"] == "tam") & (table["period"] == horizon)]["q50"].item()
+    assert f"| tam | {horizon} |  | USD billions |" in markdown
+    assert format_value(median, "USD billions") in markdown
+    for spec_name, input_spec in scenario.inputs.items():
+        assert spec_name in markdown
+        assert html.escape(input_spec.rationale.split("\n")[0][:40]) in (
+            built / "report_bull.html").read_text(encoding="utf-8")
