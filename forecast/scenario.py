@@ -54,11 +54,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-# Only scipy.special here (about 0.2 s to import): scipy.stats takes about a second more and
-# is imported on demand, for distributions that only prior overrides use and for LHS.
-from scipy import special
-
 from forecast.errors import ScenarioError
+
+# Not scipy: scipy.special takes 0.3-0.5 s to import and scipy.stats about a second more, a
+# large part of a warm forecast's budget. The functions sampling needs are in
+# forecast.special (numpy); scipy.stats is imported on demand for the distributions only
+# prior overrides use and for Latin hypercube sampling.
+from forecast.special import betainc, betaincinv, ndtr, ndtri, truncnorm_ppf
 
 __all__ = [
     "DEFAULT_SCENARIOS_DIR",
@@ -110,8 +112,8 @@ DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], dict[str, float]]] = {
 }
 #: Distributions evaluated through a frozen scipy distribution rather than a closed form.
 _SCIPY_DISTS = ("truncnormal", "halfnormal", "gamma", "exponential", "studentt")
-#: Of those, the ones whose inverse CDF is computed here with :mod:`scipy.special` (exactly as
-#: ``scipy.stats`` computes it), so sampling a scenario never imports ``scipy.stats``.
+#: Of those, the ones whose inverse CDF comes from :mod:`forecast.special` instead, so that
+#: sampling a scenario never imports scipy.
 _SPECIAL_PPF = ("truncnormal",)
 
 _TOP_LEVEL_KEYS = ("scenario", "inputs", "chip_prices", "correlations", "priors", "theses")
@@ -354,7 +356,7 @@ def _check_dist_params(dist: str, table: Mapping[str, Any], where: _Where) -> di
     if dist == "truncnormal":
         a = (params["lower"] - params["mu"]) / params["sigma"]
         b = (params["upper"] - params["mu"]) / params["sigma"]
-        if float(special.ndtr(b) - special.ndtr(a)) < 1e-12:
+        if float(ndtr(b) - ndtr(a)) < 1e-12:
             raise where.child("lower").error(
                 "the interval [lower, upper] holds almost no probability under "
                 f"normal(mu={_fmt(params['mu'])}, sigma={_fmt(params['sigma'])})"
@@ -557,11 +559,11 @@ class InputSpec:
             return np.asarray(self._scipy.ppf(u), dtype=float)
         match self.dist:
             case "normal":
-                return p["mu"] + p["sigma"] * special.ndtri(u)
+                return p["mu"] + p["sigma"] * ndtri(u)
             case "lognormal":
-                return p["median"] * np.exp(p["sigma"] * special.ndtri(u))
+                return p["median"] * np.exp(p["sigma"] * ndtri(u))
             case "beta":
-                return special.betaincinv(p["alpha"], p["beta"], u)
+                return betaincinv(p["alpha"], p["beta"], u)
             case "uniform":
                 return p["lower"] + (p["upper"] - p["lower"]) * u
             case "triangular":
@@ -573,7 +575,7 @@ class InputSpec:
                 return np.where(u < split, left, right)
             case "pert":
                 a, b, lower, width = self._pert_shape()
-                return lower + width * special.betaincinv(a, b, u)
+                return lower + width * betaincinv(a, b, u)
             case "fixed":
                 return np.full(u.shape, p["value"], dtype=float)
             case "quarter":
@@ -601,13 +603,13 @@ class InputSpec:
             return np.asarray(self._scipy.cdf(x), dtype=float)
         match self.dist:
             case "normal":
-                return special.ndtr((x - p["mu"]) / p["sigma"])
+                return ndtr((x - p["mu"]) / p["sigma"])
             case "lognormal":
                 with np.errstate(divide="ignore", invalid="ignore"):
                     z = np.log(np.where(x > 0, x, np.nan) / p["median"]) / p["sigma"]
-                return np.where(x > 0, special.ndtr(z), 0.0)
+                return np.where(x > 0, ndtr(z), 0.0)
             case "beta":
-                return special.betainc(p["alpha"], p["beta"], np.clip(x, 0.0, 1.0))
+                return betainc(p["alpha"], p["beta"], np.clip(x, 0.0, 1.0))
             case "uniform":
                 return np.clip((x - p["lower"]) / (p["upper"] - p["lower"]), 0.0, 1.0)
             case "triangular":
@@ -620,7 +622,7 @@ class InputSpec:
                 return np.where(x <= lower, 0.0, np.where(x >= upper, 1.0, inside))
             case "pert":
                 a, b, lower, width = self._pert_shape()
-                return special.betainc(a, b, np.clip((x - lower) / width, 0.0, 1.0))
+                return betainc(a, b, np.clip((x - lower) / width, 0.0, 1.0))
             case "fixed":
                 return np.where(x >= p["value"], 1.0, 0.0)
             case "quarter":
@@ -855,80 +857,6 @@ def _parse_thesis(name: str, table: Any, where: _Where) -> ThesisSpec:
     )
 
 
-# --------------------------------------------------------------------------- truncated normal
-
-
-def _log_gauss_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Log of the standard normal probability mass in ``[a, b]`` (elementwise).
-
-    The algorithm of ``scipy.stats.truncnorm`` (scipy 1.17), step for step with the same
-    :mod:`scipy.special` calls, so results are bit-identical: the right tail is mirrored into
-    the left one, and a central interval is ``log1p(-Phi(a) - Phi(-b))``.
-    """
-    a, b = np.broadcast_arrays(a, b)
-    case_left = b <= 0
-    case_right = a > 0
-    case_central = ~(case_left | case_right)
-
-    def mass_left(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-        # log(Phi(high) - Phi(low)) as logsumexp(log Phi(high), log Phi(low) + i pi).
-        return special.logsumexp(
-            [special.log_ndtr(high), special.log_ndtr(low) + np.pi * 1j], axis=0)
-
-    out = np.full_like(a, fill_value=np.nan, dtype=np.complex128)
-    if a[case_left].size:
-        out[case_left] = mass_left(a[case_left], b[case_left])
-    if a[case_right].size:
-        out[case_right] = mass_left(-b[case_right], -a[case_right])
-    if a[case_central].size:
-        out[case_central] = special.log1p(
-            -special.ndtr(a[case_central]) - special.ndtr(-b[case_central]))
-    return np.real(out)
-
-
-def truncnorm_ppf(
-    q: np.ndarray | float, a: float, b: float, loc: float = 0.0, scale: float = 1.0
-) -> np.ndarray:
-    """Inverse CDF of a normal truncated to standardised bounds ``[a, b]``.
-
-    Equal, bit for bit, to ``scipy.stats.truncnorm(a, b, loc, scale).ppf(q)`` (a test checks
-    it) without importing ``scipy.stats``, which takes about a second.
-
-    Parameters
-    ----------
-    q : array_like
-        Probabilities; 0 and 1 give the bounds, anything outside [0, 1] or NaN gives NaN.
-    a, b : float
-        Standardised bounds, ``(lower - loc) / scale`` and ``(upper - loc) / scale``, a < b.
-    loc, scale : float, default 0 and 1
-        Mean and standard deviation of the untruncated normal.
-
-    Returns
-    -------
-    numpy.ndarray
-        Quantiles with the shape of ``q`` (a 0-d array for scalar ``q``).
-    """
-    q = np.asarray(q, dtype=float)
-    out = np.full(q.shape, np.nan)
-    out[q == 0] = a * scale + loc
-    out[q == 1] = b * scale + loc
-    inside = (q > 0) & (q < 1)
-    if not inside.any():
-        return out
-    p = q[inside]
-    lows = np.full(p.shape, float(a))
-    highs = np.full(p.shape, float(b))
-    log_mass = _log_gauss_mass(lows, highs)
-    if a < 0:
-        log_phi = special.logsumexp([special.log_ndtr(lows), np.log(p) + log_mass], axis=0)
-        standard = special.ndtri_exp(log_phi)
-    else:
-        log_phi = special.logsumexp([special.log_ndtr(-highs), np.log1p(-p) + log_mass], axis=0)
-        standard = -special.ndtri_exp(log_phi)
-    out[inside] = standard * scale + loc
-    return out
-
-
 # --------------------------------------------------------------------------- correlation
 
 
@@ -967,7 +895,7 @@ def _iman_conover(uniforms: np.ndarray, target: np.ndarray, rng: np.random.Gener
     n, k = uniforms.shape
     whitening = None
     if n > k + 1:
-        scores = special.ndtri(np.arange(1, n + 1) / (n + 1.0))
+        scores = ndtri(np.arange(1, n + 1) / (n + 1.0))
         shuffled = np.column_stack([rng.permutation(scores) for _ in range(k)])
         try:
             whitening = np.linalg.inv(np.linalg.cholesky(np.corrcoef(shuffled, rowvar=False)))
@@ -975,8 +903,8 @@ def _iman_conover(uniforms: np.ndarray, target: np.ndarray, rng: np.random.Gener
             whitening = None
     if whitening is None:
         # Too few rows to whiten: fall back to the copula transform (stratification is lost).
-        normals = special.ndtri(uniforms) @ _factor(target).T
-        return special.ndtr(normals)
+        normals = ndtri(uniforms) @ _factor(target).T
+        return ndtr(normals)
     targets = shuffled @ whitening.T @ _factor(target).T
     result = np.empty_like(uniforms)
     for j in range(k):
@@ -1113,7 +1041,7 @@ class Scenario:
             normals = rng.standard_normal((n, len(names)))
             if correlated:
                 normals[:, columns] = normals[:, columns] @ _factor(self.correlation_pearson).T
-            uniforms = special.ndtr(normals)
+            uniforms = ndtr(normals)
         else:
             from scipy.stats import qmc
 
