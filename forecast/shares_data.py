@@ -180,22 +180,31 @@ def pricing_rules(
     if not 0 <= point_spread < 1:
         raise ForecastError(f"point_spread must be in [0, 1), got {point_spread}")
     catalogue = _catalogue(dataset)
-    relation = dict(zip(dataset.chip_aliases["alias"], dataset.chip_aliases["relation"],
-                        strict=True))
+    group_of = {chip: str(group) for chip, group in
+                zip(catalogue.index, catalogue["vendor_group"], strict=True)}
+    aliases = dataset.chip_aliases
+    relation = dict(zip(aliases["alias"], aliases["relation"], strict=True))
+    alias_chip = dict(zip(aliases["alias"], aliases["chip"], strict=True))
+    # The price rows as plain records: filtering the frame once per chip cost most of a
+    # forecast's pricing step (every column copied, 30-odd times).
     prices = dataset.unit_prices
-    recorded = prices["chip_as_recorded"].astype(str)
-    own_name = (recorded == prices["chip"]) | recorded.map(
-        lambda r: relation.get(r) in ("same", "family"))
+    recorded = prices["chip_as_recorded"].astype(str).tolist()
+    chips = prices["chip"].tolist()
+    own_name = [r == c or relation.get(r) in ("same", "family")
+                for r, c in zip(recorded, chips, strict=True)]
+    records = list(zip(chips, recorded, own_name, prices["price_type"].tolist(),
+                       prices["date"].tolist(), prices["price_usd_low"].tolist(),
+                       prices["price_usd_high"].tolist(), strict=True))
+    asp_pattern = _ASP_PATTERN.casefold()
 
-    def rule_from_rows(key: str, chip: str, rows: pd.DataFrame) -> PricingRule | None:
-        group = str(catalogue.loc[chip, "vendor_group"])
-        asp = rows[rows["price_type"].str.contains(_ASP_PATTERN, case=False, regex=False)]
-        if len(asp):
-            ranges = {int(d.year): (float(lo), float(hi)) for d, lo, hi in
-                      zip(asp["date"], asp["price_usd_low"], asp["price_usd_high"], strict=True)}
+    def rule_from_rows(key: str, chip: str, rows: list[tuple]) -> PricingRule | None:
+        group = group_of[chip]
+        asp = [row for row in rows if asp_pattern in str(row[3]).casefold()]
+        if asp:
+            ranges = {int(d.year): (float(lo), float(hi)) for *_, d, lo, hi in asp}
             return PricingRule(key, chip, group, "asp_range", ranges)
-        if len(rows):
-            low, high = float(rows["price_usd_low"].min()), float(rows["price_usd_high"].max())
+        if rows:
+            low, high = float(min(row[5] for row in rows)), float(max(row[6] for row in rows))
             if low == high:
                 low, high = low * (1 - point_spread), high * (1 + point_spread)
             return PricingRule(key, chip, group, "observed", {0: (low, high)})
@@ -203,16 +212,17 @@ def pricing_rules(
 
     rules: dict[str, PricingRule] = {}
     for chip in catalogue.index:
-        rule = rule_from_rows(chip, chip, prices[(prices["chip"] == chip) & own_name])
+        rule = rule_from_rows(chip, chip, [row for row in records if row[0] == chip and row[2]])
         if rule is not None:
             rules[chip] = rule
-    variants = set(recorded[~own_name]) | set(dataset.volumes["chip_as_recorded"].astype(str))
+    variants = ({r for r, own in zip(recorded, own_name, strict=True) if not own}
+                | set(dataset.volumes["chip_as_recorded"].astype(str)))
     for name in sorted(variants):
         if name in catalogue.index or relation.get(name) in ("same", "family", None):
             continue
-        rows = prices[recorded == name]
-        chip = str(dataset.chip_aliases.set_index("alias").loc[name, "chip"])
-        if chip in catalogue.index and len(rows):
+        rows = [row for row in records if row[1] == name]
+        chip = str(alias_chip[name])
+        if chip in catalogue.index and rows:
             rule = rule_from_rows(name, chip, rows)
             if rule is not None:
                 rules[name] = rule
@@ -382,7 +392,8 @@ def chip_capex(
         return cached[1].copy()
     rules = pricing_rules(dataset, point_spread)
     prices = sample_unit_prices(rules, list(years), draws, np.random.default_rng(seed))
-    chips = [k for k in rules if k in _catalogue(dataset).index]
+    catalogue = _catalogue(dataset).index
+    chips = [k for k in rules if k in catalogue]
     frame = pd.DataFrame({int(y): [float(np.median(prices[c, int(y)])) for c in chips]
                           for y in years}, index=pd.Index(chips, name="chip"))
     if len(_CAPEX_CACHE) >= 32:

@@ -43,3 +43,69 @@ def test_batched_vendor_log_shares_equal_the_per_draw_loop(draws: int) -> None:
     eta = np.random.default_rng(draws).normal(scale=3.0, size=(draws, 3, 21))
     expected = np.stack([vendor_log_shares(eta[i]) for i in range(draws)])
     np.testing.assert_array_equal(vendor_log_shares(eta, axis=1), expected)
+
+
+# --------------------------------------------------------------------------- pricing rules
+
+
+def _reference_pricing_rules(dataset, point_spread: float) -> dict:
+    """The former pandas implementation of the observed and variant rules (no imputation)."""
+    from forecast.shares_data import _ASP_PATTERN, PricingRule, _catalogue
+
+    catalogue = _catalogue(dataset)
+    relation = dict(zip(dataset.chip_aliases["alias"], dataset.chip_aliases["relation"],
+                        strict=True))
+    prices = dataset.unit_prices
+    recorded = prices["chip_as_recorded"].astype(str)
+    own_name = (recorded == prices["chip"]) | recorded.map(
+        lambda r: relation.get(r) in ("same", "family"))
+
+    def rule_from_rows(key, chip, rows):
+        group = str(catalogue.loc[chip, "vendor_group"])
+        asp = rows[rows["price_type"].str.contains(_ASP_PATTERN, case=False, regex=False)]
+        if len(asp):
+            ranges = {int(d.year): (float(lo), float(hi)) for d, lo, hi in
+                      zip(asp["date"], asp["price_usd_low"], asp["price_usd_high"], strict=True)}
+            return PricingRule(key, chip, group, "asp_range", ranges)
+        if len(rows):
+            low, high = float(rows["price_usd_low"].min()), float(rows["price_usd_high"].max())
+            if low == high:
+                low, high = low * (1 - point_spread), high * (1 + point_spread)
+            return PricingRule(key, chip, group, "observed", {0: (low, high)})
+        return None
+
+    rules = {}
+    for chip in catalogue.index:
+        rule = rule_from_rows(chip, chip, prices[(prices["chip"] == chip) & own_name])
+        if rule is not None:
+            rules[chip] = rule
+    variants = set(recorded[~own_name]) | set(dataset.volumes["chip_as_recorded"].astype(str))
+    for name in sorted(variants):
+        if name in catalogue.index or relation.get(name) in ("same", "family", None):
+            continue
+        rows = prices[recorded == name]
+        chip = str(dataset.chip_aliases.set_index("alias").loc[name, "chip"])
+        if chip in catalogue.index and len(rows):
+            rule = rule_from_rows(name, chip, rows)
+            if rule is not None:
+                rules[name] = rule
+    return rules
+
+
+@pytest.mark.parametrize("point_spread", [0.25, 0.0, 0.5])
+def test_pricing_rules_equal_the_former_pandas_computation(point_spread: float) -> None:
+    from dataclasses import replace
+
+    from forecast.data import load_dataset
+    from forecast.shares_data import pricing_rules
+
+    dataset = load_dataset()
+    # An average-selling-price row spelled in capitals: the match ignores case.
+    prices = dataset.unit_prices.copy()
+    row = prices.index[prices["price_type"].str.contains("average selling price")][0]
+    prices.loc[row, "price_type"] = str(prices.loc[row, "price_type"]).upper()
+    for data in (dataset, replace(dataset, unit_prices=prices)):
+        rules = pricing_rules(data, point_spread)
+        expected = _reference_pricing_rules(data, point_spread)
+        assert {k: v for k, v in rules.items() if v.method != "imputed"} == expected
+        assert list(k for k in rules if rules[k].method != "imputed") == list(expected)
