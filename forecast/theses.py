@@ -11,6 +11,7 @@ Pure numpy/xarray: no PyMC on this path.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -72,18 +73,24 @@ def metric_values(paths: xr.Dataset, thesis: Any) -> xr.DataArray:
 
 def aggregate_period(values: xr.DataArray, quarters: list[str], how: str) -> np.ndarray:
     """Combine the period's quarters per draw: sum, mean or last; all quarters must exist."""
-    missing = [q for q in quarters if q not in values["quarter"].values]
+    position = {str(label): i for i, label in enumerate(values["quarter"].values)}
+    missing = [q for q in quarters if q not in position]
     if missing:
         raise ForecastError(f"period quarters {missing[0]}..{missing[-1]} are outside the "
                             "forecast horizon")
-    window = values.sel(quarter=quarters)
+    if how not in ("sum", "mean", "last"):
+        raise ForecastError(f"unknown aggregate {how!r} (sum, mean or last)")
+    # numpy on the path array: the same arithmetic as xarray's sel/sum/mean (NaN counts as 0
+    # in a sum and is skipped in a mean), without its indexing cost (3 ms a call).
+    axis = values.dims.index("quarter")
+    window = np.take(values.values, [position[q] for q in quarters], axis=axis)
     if how == "sum":
-        return window.sum("quarter").values
-    if how == "mean":
-        return window.mean("quarter").values
+        return np.nansum(window, axis=axis)
     if how == "last":
-        return window.isel(quarter=-1).values
-    raise ForecastError(f"unknown aggregate {how!r} (sum, mean or last)")
+        return np.take(window, -1, axis=axis)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
+        return np.nanmean(window, axis=axis)
 
 
 def evaluate_thesis(paths: xr.Dataset, thesis: Any) -> dict[str, Any]:

@@ -109,3 +109,26 @@ def test_pricing_rules_equal_the_former_pandas_computation(point_spread: float) 
         expected = _reference_pricing_rules(data, point_spread)
         assert {k: v for k, v in rules.items() if v.method != "imputed"} == expected
         assert list(k for k in rules if rules[k].method != "imputed") == list(expected)
+
+
+# --------------------------------------------------------------------------- theses
+
+
+@pytest.mark.parametrize("how", ["sum", "mean", "last"])
+def test_aggregate_period_equals_xarray(how: str) -> None:
+    from forecast.theses import aggregate_period
+
+    rng = np.random.default_rng(4)
+    quarters = [f"{y}Q{k}" for y in (2029, 2030) for k in range(1, 5)]
+    values = rng.lognormal(size=(300, len(quarters)))
+    values[:40, 5] = np.nan
+    values[40:60, 4:] = np.nan  # a whole year missing in some draws
+    paths = xr.DataArray(values, dims=("draw", "quarter"),
+                         coords={"draw": np.arange(300), "quarter": quarters})
+    window = paths.sel(quarter=quarters[4:])
+    expected = {"sum": window.sum("quarter"), "mean": window.mean("quarter"),
+                "last": window.isel(quarter=-1)}[how].values
+    np.testing.assert_array_equal(aggregate_period(paths, quarters[4:], how), expected)
+    # Quarter first: the axis is found by name.
+    np.testing.assert_array_equal(
+        aggregate_period(paths.transpose("quarter", "draw"), quarters[4:], how), expected)
