@@ -444,15 +444,16 @@ class FittedShareModel(FittedModel):
     def fitted_shares(self) -> pd.DataFrame:
         """Posterior latent shares per fitted quarter: median, p10, p90 (tidy)."""
         share = self.stacked("share")  # (samples, T, K)
-        rows = []
-        for t, quarter in enumerate(self.quarters):
-            for k, vendor in enumerate(self.vendors):
-                values = share[:, t, k]
-                rows.append({"quarter": quarter, "vendor": vendor,
-                             "median": float(np.median(values)),
-                             "p10": float(np.quantile(values, 0.1)),
-                             "p90": float(np.quantile(values, 0.9))})
-        return pd.DataFrame(rows)
+        quarters, vendors = self.quarters, self.vendors
+        # Along the sample axis at once: per (quarter, vendor) the same numbers as one call
+        # each, in a fraction of the time.
+        return pd.DataFrame({
+            "quarter": np.repeat(np.asarray(quarters, dtype=object), len(vendors)),
+            "vendor": np.tile(np.asarray(vendors, dtype=object), len(quarters)),
+            "median": np.median(share, axis=0).reshape(-1),
+            "p10": np.quantile(share, 0.1, axis=0).reshape(-1),
+            "p90": np.quantile(share, 0.9, axis=0).reshape(-1),
+        })
 
     def forecast(
         self,
