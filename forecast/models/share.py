@@ -323,7 +323,10 @@ def build_share_model(data: ShareData, priors: Mapping[str, Mapping[str, Any]],
         a = pm.Deterministic("ecosystem", pt.stack(parts), dims="vendor")
         lam = prior("adjustment_speed", priors["adjustment_speed"])
         sigma = prior("noise_sigma", priors["noise_sigma"])
-        utility = a[None, :] - b * log_cost
+        # Costs depend on the scenario's cost assumptions, the rest of the data does not:
+        # as pm.Data they let scenarios share one compiled sampler.
+        cost = pm.Data("log_cost_centred", log_cost)
+        utility = a[None, :] - b * cost
         target = pt.special.softmax(utility, axis=1)
         seen = [v for k, v in enumerate(vendors[1:], start=1) if data.observed[0, k]]
         z_free = prior("initial_logit", priors["initial_logit"], dims="start_vendor")
@@ -384,11 +387,16 @@ class ShareModel:
             raise ForecastError(f"share model: {data.n_observations} observed log-ratios over "
                                 f"{len(data.quarters)} quarters; need at least 3 of each")
         model = build_share_model(data, self.priors, self.reference_vendor)
-        # Same data and priors, same compiled sampler (a warm refit skips the compile).
-        key = "share-" + content_digest({"data": data, "priors": self.priors,
+        # Same structure, same compiled sampler: scenarios differ only in the (centred) log
+        # costs, which are swapped in as data; a warm refit skips the compile too.
+        structure = {name: getattr(data, name) for name in ("quarters", "vendors", "alr_mean",
+                                                           "alr_cov", "observed")}
+        key = "share-" + content_digest({"data": structure, "priors": self.priors,
                                          "reference": self.reference_vendor,
                                          "version": FittedShareModel.model_version})
-        idata, seconds = run_sampler(model, settings, cache_key=key)
+        centred = data.log_cost - data.log_cost.mean()
+        idata, seconds = run_sampler(model, settings, cache_key=key,
+                                     data={"log_cost_centred": centred})
         summary = posterior_summary(idata, SUMMARY_VARS)
         # The reference vendor's ecosystem term is the constant 0: r_hat is undefined there.
         summary = summary[summary["parameter"] != f"ecosystem[{self.reference_vendor}]"]
