@@ -152,3 +152,24 @@ def test_fitted_shares_equal_per_quarter_quantiles() -> None:
          "p90": float(np.quantile(stacked[:, t, k], 0.9))}
         for t, quarter in enumerate(quarters) for k, vendor in enumerate(["nvidia", "amd", "aws"])])
     pd.testing.assert_frame_equal(model.fitted_shares(), expected, check_exact=True)
+
+
+def test_spend_history_equals_per_group_quantiles() -> None:
+    from forecast.models.market import LATENT_GROUPS, FittedMarket
+
+    rng = np.random.default_rng(7)
+    timeline = ["2024Q3", "2024Q4", "2025Q1"]
+    log_spend = rng.normal(2.0, 0.5, size=(2, 300, len(LATENT_GROUPS), len(timeline)))
+    posterior = xr.Dataset({"log_spend": (("chain", "draw", "group", "quarter"), log_spend)})
+    model = FittedMarket(posterior=posterior, data={}, config={"timeline": timeline},
+                         summary_table=pd.DataFrame())
+    log_a = log_spend.reshape(600, len(LATENT_GROUPS), len(timeline))
+    total = np.exp(log_a).sum(axis=1)
+    records = []
+    for g, group in enumerate((*LATENT_GROUPS, "total")):
+        values = total if group == "total" else np.exp(log_a[:, g])
+        q = np.quantile(values, [0.05, 0.5, 0.95], axis=0)
+        for i, quarter in enumerate(timeline):
+            records.append({"group": group, "quarter": quarter, "p05": q[0, i],
+                            "p50": q[1, i], "p95": q[2, i]})
+    pd.testing.assert_frame_equal(model.spend_history(), pd.DataFrame(records), check_exact=True)

@@ -960,16 +960,15 @@ class FittedMarket(FittedModel):
 
     def spend_history(self) -> pd.DataFrame:
         """Posterior median and 90% band of in-sample spend per latent group and total."""
-        log_a = self.stacked("log_spend")
-        total = np.exp(log_a).sum(axis=1)
-        records = []
-        for g, group in enumerate((*LATENT_GROUPS, "total")):
-            values = total if group == "total" else np.exp(log_a[:, g])
-            q = np.quantile(values, [0.05, 0.5, 0.95], axis=0)
-            for i, quarter in enumerate(self.timeline):
-                records.append({"group": group, "quarter": quarter, "p05": q[0, i],
-                                "p50": q[1, i], "p95": q[2, i]})
-        return pd.DataFrame(records)
+        spend = np.exp(self.stacked("log_spend"))                   # (samples, G, T)
+        values = np.concatenate([spend, spend.sum(axis=1, keepdims=True)], axis=1)
+        q = np.quantile(values, [0.05, 0.5, 0.95], axis=0)          # (3, G + 1, T)
+        groups, timeline = (*LATENT_GROUPS, "total"), self.timeline
+        return pd.DataFrame({
+            "group": np.repeat(np.asarray(groups, dtype=object), len(timeline)),
+            "quarter": np.tile(np.asarray(timeline, dtype=object), len(groups)),
+            "p05": q[0].reshape(-1), "p50": q[1].reshape(-1), "p95": q[2].reshape(-1),
+        })
 
 
 # --------------------------------------------------------------------------- summaries
