@@ -173,3 +173,28 @@ def test_spend_history_equals_per_group_quantiles() -> None:
             records.append({"group": group, "quarter": quarter, "p05": q[0, i],
                             "p50": q[1, i], "p95": q[2, i]})
     pd.testing.assert_frame_equal(model.spend_history(), pd.DataFrame(records), check_exact=True)
+
+
+def test_forecast_modules_import_nothing_heavy() -> None:
+    # What a warm forecast runs besides the fitted models (tested with a fit store in
+    # test_forecast_cli): none of these should pull in scipy (0.3-1.5 s), matplotlib (only
+    # for PNGs), the samplers or the NetCDF engines.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, cli\n"
+        "import forecast.runner, forecast.simulate, forecast.fitstore, forecast.results\n"
+        "from forecast.data import load_dataset\n"
+        "from forecast.scenario import load_scenario\n"
+        "from forecast.shares_data import scenario_cost_paths\n"
+        "scenario = load_scenario('bull')\n"
+        "inputs = scenario.sample(100, seed=1)\n"
+        "scenario_cost_paths(load_dataset(), inputs, ['2026Q1', '2026Q2'], seed=1)\n"
+        "heavy = ('scipy', 'matplotlib', 'pymc', 'pytensor', 'arviz', 'statsmodels',\n"
+        "         'h5netcdf', 'netCDF4', 'nutpie')\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & set(heavy))\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
