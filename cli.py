@@ -367,7 +367,7 @@ def cmd_refit(args: argparse.Namespace) -> int:
 
     result = refit(drop=args.drop, as_of=args.as_of, root=args.artifacts,
                    scenarios=args.scenario, sampler=sampler or None, gate=gate or None,
-                   data_dir=args.data, progress=progress)
+                   data_dir=args.data, progress=progress, report_draws=args.report_draws)
     bundle = result.bundle
     print(f"fit {bundle.fit_id}: {bundle.status} in {result.seconds:.0f} s "
           f"(previous published fit: {result.previous_fit or 'none'}; {result.merge.describe()})")
@@ -584,6 +584,8 @@ def build_parser() -> argparse.ArgumentParser:
     refit.add_argument("--max-divergences", type=int, help="gate: most divergences (default 0)")
     refit.add_argument("--draws", type=int, help="sampler draws per chain (default: model's)")
     refit.add_argument("--tune", type=int, help="sampler tuning steps (default: model's)")
+    refit.add_argument("--report-draws", type=int, default=2000,
+                       help="sample paths per forecast in the revision report")
     refit.add_argument("--data", help="data to start from (default: newest fit's data)")
     refit.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
     refit.set_defaults(handler=cmd_refit)
@@ -602,6 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     diffing.add_argument("new")
     diffing.add_argument("--draws", type=int, default=2000)
     diffing.add_argument("--seed", type=int, default=0)
+    diffing.set_defaults(handler=cmd_fits_diff)
     for sub in (listing, showing, diffing):
         sub.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
 

@@ -8,6 +8,7 @@ sampling once. Its gate is relaxed: small draws cannot reach ESS 400.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,9 @@ LOOSE_GATE = {"max_r_hat": 1.2, "min_ess_bulk": 20, "max_divergences": 20}
 @pytest.fixture(scope="session")
 def fit_store(tmp_path_factory) -> Path:
     """An artifacts root holding published light fits of the bull, base and bear scenarios."""
+    prebuilt = os.environ.get("FORECAST_TEST_STORE")
+    if prebuilt:  # a store built by an earlier session, for quick local iterations
+        return Path(prebuilt)
     root = tmp_path_factory.mktemp("artifacts")
     scenarios = [load_scenario(name) for name in ("base", "bull", "bear")]
     bundle = fit_all(load_dataset(), scenarios, root=root, sampler=SMALL_SAMPLER,

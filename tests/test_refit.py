@@ -71,7 +71,7 @@ def test_drop_with_new_quarter_publishes_fit_and_revision_report(store, split, c
                                                                loose_gate):
     base, drop = split
     (previous,) = _fit_dirs(store)
-    result = refit(drop=drop, data_dir=base, root=store, gate=loose_gate, report_draws=500)
+    result = refit(drop=drop, data_dir=base, root=store, gate=loose_gate, report_draws=300)
     assert result.status == "published" and result.merge.n_added > 0
     assert latest_fit_id(store) == result.bundle.fit_id != previous
     report = json.loads((result.directory / REPORT_JSON).read_text())
@@ -149,8 +149,8 @@ def test_second_refit_is_refused_while_one_runs(store):
 
 def test_gated_fit_is_recorded_and_never_used(store):
     (previous,) = _fit_dirs(store)
-    result = _cli("refit", "--scenario", "base", "--min-ess", "1000000", "--artifacts",
-                  str(store))
+    result = _cli("refit", "--scenario", "base", "--min-ess", "1000000", "--report-draws",
+                  "300", "--artifacts", str(store))
     assert result.returncode == 3, result.stderr
     assert "gated" in result.stdout
     (gated,) = [name for name in _fit_dirs(store) if name != previous]
