@@ -1,7 +1,7 @@
 """Fixtures shared across test modules.
 
-``fit_store`` is one small-sampler fit (bull, base and bear in one bundle: one price, one
-share and three market models, the markets sharing one compiled sampler) built once per test
+``fit_store`` is one small-sampler fit (bull, base and bear in one bundle: one price model,
+three share and three market models sharing compiled samplers) built once per test
 session, so every test that needs stored fits (forecast CLI, refit, reports) pays for the
 sampling once. Its gate is relaxed: small draws cannot reach ESS 400.
 """
