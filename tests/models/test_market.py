@@ -180,8 +180,17 @@ SMALL = {"draws": 300, "tune": 300, "chains": 2, "nuts_sampler": "pymc", "target
 
 
 @pytest.fixture(scope="module")
-def fitted():
-    return MarketModel().fit(load_dataset(), **SMALL)
+def fitted(fit_store):
+    """The base scenario's market model from the session's fit store (fitted on the shipped
+    data with a light sampler): one fit of the shipped data serves every test."""
+    from forecast.fitstore import latest_fit_id, load_bundle
+    from forecast.fitting import priors_digest
+    from forecast.scenario import load_scenario
+
+    digest = priors_digest(load_scenario("base"))
+    bundle = load_bundle(latest_fit_id(fit_store, priors_digest=digest), fit_store,
+                         priors_digest=digest)
+    return bundle.models["market"]
 
 
 @pytest.mark.slow
