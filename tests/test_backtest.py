@@ -124,7 +124,10 @@ def test_score_paths_keys() -> None:
 
 @pytest.mark.slow
 def test_backtest_market_end_to_end(dataset) -> None:
+    # Plumbing only: PyMC's NUTS (its C compile is cached on disk, nutpie's numba compile
+    # is not) at a loose target_accept, few draws.
     tidy, summary = backtest_market(dataset, origins=1, horizon=2, draws=200,
-                                    sampler={"draws": 200, "tune": 200})
+                                    sampler={"draws": 100, "tune": 150, "nuts_sampler": "pymc",
+                                             "target_accept": 0.8})
     assert set(summary["model"]) == {"bayes_market", "rw_drift", "ets", "uc"}
     assert isinstance(summary, pd.DataFrame) and len(tidy.attrs["fits"]) == 1
