@@ -203,25 +203,33 @@ def _gate_message(bundle: FitBundle) -> str:
                      for key, why in bundle.meta["gate_failures"].items())
 
 
-def load_or_fit(dataset: Dataset, scenario: Any, root: str | Path | None = None,
-                fit_id: str | None = None, sampler: Mapping[str, Any] | None = None,
-                progress: Callable[[str], None] | None = None) -> FitBundle:
-    """The scenario's models from the requested or latest published fit; fit when none.
+def find_fit(scenario: Any, root: str | Path | None = None,
+             fit_id: str | None = None) -> FitBundle | None:
+    """The scenario's models from the requested fit (which must be published) or from the
+    latest published fit covering its priors; None when no fit covers them.
 
     Returns a bundle keyed ``price``/``market``/``share`` (see
     :meth:`~forecast.fitstore.FitBundle.for_scenario`).
     """
     wanted = priors_digest(scenario)
-    if fit_id is not None:
-        bundle = load_bundle(fit_id, root, priors_digest=wanted)
-        if bundle.status != "published":
-            raise FitError(f"fit {fit_id} is {bundle.status}, not published: not used")
-        return bundle
-    found = latest_fit_id(root, priors_digest=wanted)
+    chosen = fit_id or latest_fit_id(root, priors_digest=wanted)
+    if chosen is None:
+        return None
+    bundle = load_bundle(chosen, root, priors_digest=wanted)
+    if bundle.status != "published":
+        raise FitError(f"fit {chosen} is {bundle.status}, not published: not used")
+    return bundle
+
+
+def load_or_fit(dataset: Dataset, scenario: Any, root: str | Path | None = None,
+                fit_id: str | None = None, sampler: Mapping[str, Any] | None = None,
+                progress: Callable[[str], None] | None = None) -> FitBundle:
+    """:func:`find_fit`, else fit every model on ``dataset``, store the fit and use it."""
+    found = find_fit(scenario, root, fit_id)
     if found is not None:
-        return load_bundle(found, root, priors_digest=wanted)
+        return found
     bundle = fit_all(dataset, scenario, root=root, sampler=sampler, progress=progress)
     if bundle.status != "published":
         raise FitError(f"the new fit {bundle.fit_id} failed its convergence gate "
                        f"({_gate_message(bundle)}); it is stored as gated and not used")
-    return bundle.for_scenario(wanted)
+    return bundle.for_scenario(priors_digest(scenario))

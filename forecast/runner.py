@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from forecast.data import Dataset
-from forecast.errors import FitError
 from forecast.results import Forecast
 
 
@@ -64,17 +63,13 @@ def load_run(
     For callers that simulate more than once from one fit (sensitivity runs); the arguments
     are :func:`run_scenario`'s.
     """
-    from forecast.fitstore import latest_data_dir, latest_fit_id, load_bundle
-    from forecast.fitting import load_or_fit, priors_digest
+    from forecast.fitstore import latest_data_dir
+    from forecast.fitting import find_fit, load_or_fit
     from forecast.scenario import load_scenario
 
     scenario = load_scenario(name)
-    wanted = priors_digest(scenario)
-    chosen = fit_id or latest_fit_id(root, priors_digest=wanted)
-    if chosen is not None:
-        bundle = load_bundle(chosen, root, priors_digest=wanted)
-        if bundle.status != "published":
-            raise FitError(f"fit {chosen} is {bundle.status}, not published: not used")
+    bundle = find_fit(scenario, root, fit_id)
+    if bundle is not None:
         dataset = fit_dataset(bundle.data_dir if data_dir is None else data_dir,
                               bundle.meta.get("as_of"))
     else:
