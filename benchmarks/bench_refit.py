@@ -42,6 +42,8 @@ def main() -> None:
                                   for key, value in timings.items())
             print(f"{label:9s} {wall:7.1f} s  status {result.status:9s} [{per_model}]",
                   flush=True)
+            for key, why in result.bundle.meta.get("gate_failures", {}).items():
+                print(f"          gated: {key}: {why}", flush=True)
     print(f"warm / target ({TARGET_WARM_SECONDS:.0f} s): "
           f"{results['warm'] / TARGET_WARM_SECONDS:.2f}x; cold / warm: "
           f"{results['cold'] / results['warm']:.2f}x; unchanged: {results['unchanged']:.1f} s")

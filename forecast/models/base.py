@@ -41,6 +41,9 @@ DEFAULT_SAMPLER: dict[str, Any] = {
     "nuts_sampler": "pymc",
     "random_seed": 20251031,
     "progressbar": False,
+    # nutpie only: a diagonal plus low-rank mass matrix, adapted from gradients; it follows
+    # correlated posteriors (the market model's) at a fraction of the steps.
+    "low_rank_mass_matrix": False,
 }
 
 #: Default convergence gate (DESIGN section 6).
@@ -321,6 +324,7 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
             cores=min(settings["chains"], 2),
             target_accept=settings["target_accept"],
             nuts_sampler=settings["nuts_sampler"],
+            nuts_sampler_kwargs=_nutpie_kwargs(settings),
             random_seed=settings["random_seed"],
             progressbar=settings["progressbar"],
             compute_convergence_checks=False,
@@ -341,4 +345,12 @@ def _run_nutpie_cached(model: Any, settings: Mapping[str, Any], cache_key: str,
     return nutpie.sample(compiled, draws=settings["draws"], tune=settings["tune"],
                          chains=settings["chains"], cores=min(settings["chains"], 2),
                          target_accept=settings["target_accept"],
-                         seed=settings["random_seed"], progress_bar=settings["progressbar"])
+                         seed=settings["random_seed"], progress_bar=settings["progressbar"],
+                         **_nutpie_kwargs(settings))
+
+
+def _nutpie_kwargs(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """nutpie-only options from the sampler settings (none for PyMC's own NUTS)."""
+    if settings["nuts_sampler"] != "nutpie" or not settings.get("low_rank_mass_matrix"):
+        return {}
+    return {"low_rank_modified_mass_matrix": True}

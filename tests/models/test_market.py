@@ -23,6 +23,7 @@ from forecast.models.market import (
     annual_totals,
     ar1_deviations,
     ar1_logp,
+    bridge_walk,
     gompertz_log,
     measurement_log_mean,
     next_fiscal_labels,
@@ -63,6 +64,33 @@ def test_ar1_logp_matches_scipy() -> None:
     expected = norm.logpdf(u[0], 0, sigma / math.sqrt(1 - phi**2))
     expected += norm.logpdf(u[1:], phi * u[:-1], sigma).sum()
     assert ar1_logp(u, phi, sigma) == pytest.approx(expected)
+
+
+def test_bridge_walk_is_the_random_walk_with_its_rise_split_off() -> None:
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal((4, 12))
+    start, step = -3.0, 0.25
+    walk = start + step * np.cumsum(z, axis=-1)
+    # Same z, rise equal to the walk's own total: the same path exactly.
+    rise = step * z.sum(axis=-1, keepdims=True)
+    assert_allclose(bridge_walk(start, rise, step, z), walk)
+    # The rise alone moves the path linearly; the bridge part ends at zero.
+    flat = bridge_walk(0.0, 1.2, step, np.zeros(12))
+    assert_allclose(flat, 1.2 * np.arange(1, 13) / 12)
+    assert bridge_walk(0.0, 0.0, step, z)[:, -1] == pytest.approx(np.zeros(4))
+
+
+def test_bridge_walk_prior_covariance_equals_random_walk() -> None:
+    # (rise, z) -> path is linear; with rise ~ N(0, step^2 n), z ~ N(0, I) the covariance
+    # must be the random walk's step^2 min(i, j) (i, j counted from 1).
+    n, step = 9, 0.3
+    columns = [bridge_walk(0.0, 1.0, step, np.zeros(n))]
+    columns += [bridge_walk(0.0, 0.0, step, np.eye(n)[k]) for k in range(n)]
+    design = np.column_stack(columns)
+    scales = np.diag([step**2 * n] + [1.0] * n)
+    index = np.arange(1, n + 1)
+    expected = step**2 * np.minimum.outer(index, index)
+    assert_allclose(design @ scales @ design.T, expected, atol=1e-12)
 
 
 def test_vendor_log_shares_is_softmax_with_reference() -> None:
