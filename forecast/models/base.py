@@ -53,39 +53,63 @@ DEFAULT_GATE = {"max_r_hat": 1.01, "min_ess_bulk": 400.0, "max_divergences": 0}
 # --------------------------------------------------------------------------- priors
 
 
-def prior(name: str, spec: Mapping[str, Any], **kwargs: Any) -> Any:
+#: PyMC distribution class of each supported ``dist``.
+_PYMC_CLASSES: dict[str, str] = {
+    "normal": "Normal", "lognormal": "LogNormal", "halfnormal": "HalfNormal",
+    "truncnormal": "TruncatedNormal", "beta": "Beta", "uniform": "Uniform", "gamma": "Gamma",
+    "exponential": "Exponential", "studentt": "StudentT",
+}
+
+
+def prior_parameters(name: str, spec: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``(dist, PyMC keyword arguments)`` of a prior spec, e.g. a lognormal's median becomes
+    ``mu = log(median)``. Pure: no PyMC needed. Unbounded truncnormal sides are None.
+    """
+    dist = str(spec["dist"]).lower()
+    p = {key: value for key, value in spec.items() if key not in ("dist", "rationale", "unit")}
+    forms = {
+        "normal": lambda: {"mu": p["mu"], "sigma": p["sigma"]},
+        "lognormal": lambda: {"mu": math.log(p["median"]), "sigma": p["sigma"]},
+        "halfnormal": lambda: {"sigma": p["sigma"]},
+        "truncnormal": lambda: {"mu": p["mu"], "sigma": p["sigma"], "lower": p.get("lower"),
+                                "upper": p.get("upper")},
+        "beta": lambda: {"alpha": p["alpha"], "beta": p["beta"]},
+        "uniform": lambda: {"lower": p["lower"], "upper": p["upper"]},
+        "gamma": lambda: {"alpha": p["alpha"], "beta": p["beta"]},
+        "exponential": lambda: {"lam": p["lam"]},
+        "studentt": lambda: {"nu": p["nu"], "mu": p["mu"], "sigma": p["sigma"]},
+    }
+    if dist not in forms:
+        raise ForecastError(f"prior {name}: unsupported dist {dist!r}")
+    try:
+        return dist, forms[dist]()
+    except KeyError as missing:
+        raise ForecastError(f"prior {name}: {dist} needs parameter {missing}") from None
+
+
+def prior_data(name: str, spec: Mapping[str, Any]) -> dict[str, float]:
+    """The ``pm.Data`` values of ``prior(name, spec, swappable=True)``, by data name."""
+    _, params = prior_parameters(name, spec)
+    return {f"{name}__{key}": float(value) for key, value in params.items() if value is not None}
+
+
+def prior(name: str, spec: Mapping[str, Any], swappable: bool = False, **kwargs: Any) -> Any:
     """A PyMC random variable from a prior spec such as ``{"dist": "normal", "mu": 0, ...}``.
 
     Supported ``dist`` values: normal(mu, sigma), lognormal(median, sigma), halfnormal(sigma),
     truncnormal(mu, sigma, lower, upper), beta(alpha, beta), uniform(lower, upper),
     gamma(alpha, beta), exponential(lam), studentt(nu, mu, sigma). Must be called inside a
-    ``pm.Model`` context; ``kwargs`` (e.g. ``dims``) pass through.
+    ``pm.Model`` context; ``kwargs`` (e.g. ``dims``) pass through. With ``swappable`` the
+    parameters are ``pm.Data`` (see :func:`prior_data`), so that models differing only in
+    this prior's values share one compiled sampler.
     """
     import pymc as pm
 
-    dist = str(spec["dist"]).lower()
-    p = {key: value for key, value in spec.items() if key not in ("dist", "rationale", "unit")}
-    builders = {
-        "normal": lambda: pm.Normal(name, mu=p["mu"], sigma=p["sigma"], **kwargs),
-        "lognormal": lambda: pm.LogNormal(
-            name, mu=math.log(p["median"]), sigma=p["sigma"], **kwargs),
-        "halfnormal": lambda: pm.HalfNormal(name, sigma=p["sigma"], **kwargs),
-        "truncnormal": lambda: pm.TruncatedNormal(
-            name, mu=p["mu"], sigma=p["sigma"], lower=p.get("lower"), upper=p.get("upper"),
-            **kwargs),
-        "beta": lambda: pm.Beta(name, alpha=p["alpha"], beta=p["beta"], **kwargs),
-        "uniform": lambda: pm.Uniform(name, lower=p["lower"], upper=p["upper"], **kwargs),
-        "gamma": lambda: pm.Gamma(name, alpha=p["alpha"], beta=p["beta"], **kwargs),
-        "exponential": lambda: pm.Exponential(name, lam=p["lam"], **kwargs),
-        "studentt": lambda: pm.StudentT(
-            name, nu=p["nu"], mu=p["mu"], sigma=p["sigma"], **kwargs),
-    }
-    if dist not in builders:
-        raise ForecastError(f"prior {name}: unsupported dist {dist!r}")
-    try:
-        return builders[dist]()
-    except KeyError as missing:
-        raise ForecastError(f"prior {name}: {dist} needs parameter {missing}") from None
+    dist, params = prior_parameters(name, spec)
+    if swappable:
+        params = {key: value if value is None else pm.Data(f"{name}__{key}", float(value))
+                  for key, value in params.items()}
+    return getattr(pm, _PYMC_CLASSES[dist])(name, **params, **kwargs)
 
 
 def prior_spec_dict(spec: Any) -> dict[str, Any]:

@@ -70,6 +70,7 @@ from forecast.models.base import (
     merge_priors,
     posterior_summary,
     prior,
+    prior_data,
     run_sampler,
 )
 
@@ -453,16 +454,6 @@ def prepare_market_data(dataset: Any) -> dict[str, pd.DataFrame]:
     return {"observations": observations, "censored": censored_frame, "volumes": volumes}
 
 
-def _ceiling_rv(pm: Any, spec: Mapping[str, Any]) -> Any:
-    """The TAM-ceiling prior; a lognormal one takes its parameters from ``pm.Data`` so that
-    models differing only in it share one compiled sampler."""
-    if spec["dist"] != "lognormal":
-        return prior("ceiling", spec)
-    log_median = pm.Data("ceiling_log_median", math.log(spec["median"]))
-    log_sigma = pm.Data("ceiling_log_sigma", float(spec["sigma"]))
-    return pm.LogNormal("ceiling", mu=log_median, sigma=log_sigma)
-
-
 def _ratio_walk(pm: Any, pt: Any, group: str, start: Any, step: Any, n: int,
                 block: tuple[int, int, Any] | None) -> Any:
     """Random walk ``eta_t = eta_{t-1} + step z_t`` (``eta_{-1} = start``) over ``n`` quarters.
@@ -638,7 +629,7 @@ class MarketModel:
         coords = {"quarter": timeline, "ratio_group": list(RATIO_GROUPS),
                   "group": list(LATENT_GROUPS)}
         with pm.Model(coords=coords) as model:
-            ceiling = _ceiling_rv(pm, p["ceiling"])
+            ceiling = prior("ceiling", p["ceiling"], swappable=True)
             decay = prior("growth_decay", p["growth_decay"])
             offset = prior("level_offset", p["level_offset"])
             phi = prior("ar_phi", p["ar_phi"])
@@ -762,14 +753,13 @@ class MarketModel:
         """Fit to prepared frames (from :func:`prepare_market_data` or :func:`simulate_market`)."""
         settings = {**self.sampler, **sampler}
         model = self.build(data)
-        ceiling = self.priors["ceiling"]
-        swappable = {} if ceiling["dist"] != "lognormal" else {
-            "ceiling_log_median": math.log(ceiling["median"]),
-            "ceiling_log_sigma": float(ceiling["sigma"])}
-        # Scenarios differ in the ceiling prior only: one compiled model serves them all.
+        # Scenarios differ in the ceiling prior's values only (pm.Data): one compiled model
+        # serves them all; its distribution stays part of the structure.
+        swappable = prior_data("ceiling", self.priors["ceiling"])
         structure = content_digest({"data": {k: data[k] for k in sorted(data)},
-                                    "priors": {k: v for k, v in self.priors.items()
-                                               if k != "ceiling" or not swappable},
+                                    "priors": {**self.priors, "ceiling": {
+                                        "dist": self.priors["ceiling"]["dist"],
+                                        "data": sorted(swappable)}},
                                     "version": FittedMarket.model_version})
         idata, seconds = run_sampler(model, settings, cache_key=f"market-{structure}",
                                      data=swappable)

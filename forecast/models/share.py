@@ -289,6 +289,12 @@ def _observation_layout(data: ShareData) -> tuple[np.ndarray, np.ndarray, np.nda
     return t_idx, v_idx + 1, values, rotation, eigenvalues
 
 
+def centred_log_cost(data: ShareData) -> np.ndarray:
+    """The cost covariate less its overall mean: centring changes no share (softmax ignores
+    a common shift) but keeps utilities near 0."""
+    return data.log_cost - data.log_cost.mean()
+
+
 def build_share_model(data: ShareData, priors: Mapping[str, Mapping[str, Any]],
                       reference_vendor: str = DEFAULT_REFERENCE) -> Any:
     """The PyMC model of the module docstring for ``data`` and complete ``priors``."""
@@ -301,8 +307,7 @@ def build_share_model(data: ShareData, priors: Mapping[str, Mapping[str, Any]],
                             f"vendor {reference_vendor!r} (not NVIDIA); got {vendors}")
     others = [v for v in vendors if v not in (NVIDIA, reference_vendor)]
     t_idx, v_idx, values, rotation, eigenvalues = _observation_layout(data)
-    # Centring changes no share (softmax ignores a common shift) but keeps utilities near 0.
-    log_cost = data.log_cost - data.log_cost.mean()
+    log_cost = centred_log_cost(data)
     start_vendors = [v for k, v in enumerate(vendors[1:], start=1) if data.observed[0, k]]
     if not start_vendors:
         raise ForecastError("no rival of NVIDIA is observed in the first fitted quarter")
@@ -394,9 +399,8 @@ class ShareModel:
         key = "share-" + content_digest({"data": structure, "priors": self.priors,
                                          "reference": self.reference_vendor,
                                          "version": FittedShareModel.model_version})
-        centred = data.log_cost - data.log_cost.mean()
         idata, seconds = run_sampler(model, settings, cache_key=key,
-                                     data={"log_cost_centred": centred})
+                                     data={"log_cost_centred": centred_log_cost(data)})
         summary = posterior_summary(idata, SUMMARY_VARS)
         # The reference vendor's ecosystem term is the constant 0: r_hat is undefined there.
         summary = summary[summary["parameter"] != f"ecosystem[{self.reference_vendor}]"]

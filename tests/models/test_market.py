@@ -211,14 +211,27 @@ SMALL = {"draws": 300, "tune": 300, "chains": 2, "nuts_sampler": "pymc", "target
 def fitted(fit_store):
     """The base scenario's market model from the session's fit store (fitted on the shipped
     data with a light sampler): one fit of the shipped data serves every test."""
-    from forecast.fitstore import latest_fit_id, load_bundle
-    from forecast.fitting import priors_digest
+    from forecast.fitting import find_fit
     from forecast.scenario import load_scenario
 
-    digest = priors_digest(load_scenario("base"))
-    bundle = load_bundle(latest_fit_id(fit_store, priors_digest=digest), fit_store,
-                         priors_digest=digest)
-    return bundle.models["market"]
+    return find_fit(load_scenario("base"), fit_store).models["market"]
+
+
+@pytest.mark.slow
+def test_scenarios_sharing_a_compiled_sampler_get_their_own_ceiling(fit_store) -> None:
+    # The three markets share one compiled nutpie model; only the ceiling prior's pm.Data
+    # differ. Had the swap failed, all three would sample the first scenario's prior.
+    from forecast.fitting import find_fit
+    from forecast.scenario import load_scenario
+
+    medians = {}
+    for name in ("bear", "base", "bull"):
+        market = find_fit(load_scenario(name), fit_store).models["market"]
+        expected = market.config["priors"]["ceiling"]
+        medians[name] = float(np.median(market.stacked("ceiling")))
+        # The data pin the ceiling only loosely: its posterior stays near the prior's median.
+        assert 0.5 * expected["median"] < medians[name] < 2.0 * expected["median"], name
+    assert medians["bear"] < medians["base"] < medians["bull"]
 
 
 @pytest.mark.slow
