@@ -526,8 +526,15 @@ class InputSpec:
                 return stats.t(p["nu"], loc=p["mu"], scale=p["sigma"])
         return None
 
-    def _pert_shape(self) -> tuple[float, float, float, float]:
+    @property
+    def beta_form(self) -> tuple[float, float, float, float] | None:
+        """``(a, b, lower, width)`` with X = lower + width * Beta(a, b), for beta and PERT
+        inputs; None for the others."""
         p = self.params
+        if self.dist == "beta":
+            return p["alpha"], p["beta"], 0.0, 1.0
+        if self.dist != "pert":
+            return None
         width = p["upper"] - p["lower"]
         a = 1.0 + p["lambda"] * (p["mode"] - p["lower"]) / width
         b = 1.0 + p["lambda"] * (p["upper"] - p["mode"]) / width
@@ -562,8 +569,9 @@ class InputSpec:
                 return p["mu"] + p["sigma"] * ndtri(u)
             case "lognormal":
                 return p["median"] * np.exp(p["sigma"] * ndtri(u))
-            case "beta":
-                return betaincinv(p["alpha"], p["beta"], u)
+            case "beta" | "pert":
+                a, b, lower, width = self.beta_form
+                return lower + width * betaincinv(a, b, u)
             case "uniform":
                 return p["lower"] + (p["upper"] - p["lower"]) * u
             case "triangular":
@@ -573,9 +581,6 @@ class InputSpec:
                 left = lower + np.sqrt(u * width * (mode - lower))
                 right = upper - np.sqrt((1.0 - u) * width * (upper - mode))
                 return np.where(u < split, left, right)
-            case "pert":
-                a, b, lower, width = self._pert_shape()
-                return lower + width * betaincinv(a, b, u)
             case "fixed":
                 return np.full(u.shape, p["value"], dtype=float)
             case "quarter":
@@ -608,8 +613,9 @@ class InputSpec:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     z = np.log(np.where(x > 0, x, np.nan) / p["median"]) / p["sigma"]
                 return np.where(x > 0, ndtr(z), 0.0)
-            case "beta":
-                return betainc(p["alpha"], p["beta"], np.clip(x, 0.0, 1.0))
+            case "beta" | "pert":
+                a, b, lower, width = self.beta_form
+                return betainc(a, b, np.clip((x - lower) / width, 0.0, 1.0))
             case "uniform":
                 return np.clip((x - p["lower"]) / (p["upper"] - p["lower"]), 0.0, 1.0)
             case "triangular":
@@ -620,9 +626,6 @@ class InputSpec:
                     right = 1.0 - (upper - x) ** 2 / (width * (upper - mode))
                 inside = np.where(x <= mode, left, right)
                 return np.where(x <= lower, 0.0, np.where(x >= upper, 1.0, inside))
-            case "pert":
-                a, b, lower, width = self._pert_shape()
-                return betainc(a, b, np.clip((x - lower) / width, 0.0, 1.0))
             case "fixed":
                 return np.where(x >= p["value"], 1.0, 0.0)
             case "quarter":
@@ -705,6 +708,28 @@ class InputSpec:
         if self.rationale is not None:
             table["rationale"] = self.rationale
         return table
+
+
+def inverse_cdfs(specs: Sequence[InputSpec], uniforms: np.ndarray) -> list[np.ndarray]:
+    """``specs[j].ppf(uniforms[:, j])`` for every column ``j``, the same values.
+
+    The beta and PERT columns go through one :func:`~forecast.special.betaincinv` call, as
+    its values do not depend on what else is in the call: for a handful of such inputs at a
+    few thousand draws that is about a third faster than one call each.
+    """
+    columns: list[np.ndarray | None] = [None] * len(specs)
+    family = [j for j, spec in enumerate(specs) if spec.beta_form is not None]
+    if family:
+        n = uniforms.shape[0]
+        forms = np.array([specs[j].beta_form for j in family])
+        quantiles = betaincinv(np.repeat(forms[:, 0], n), np.repeat(forms[:, 1], n),
+                               uniforms[:, family].T.ravel()).reshape(len(family), n)
+        for row, j in enumerate(family):
+            columns[j] = forms[row, 2] + forms[row, 3] * quantiles[row]
+    for j, spec in enumerate(specs):
+        if columns[j] is None:
+            columns[j] = spec.ppf(uniforms[:, j])
+    return columns
 
 
 # --------------------------------------------------------------------------- theses
@@ -1051,8 +1076,9 @@ class Scenario:
                     uniforms[:, columns], self.correlation_pearson, rng
                 )
         uniforms = np.clip(uniforms, _U_MIN, _U_MAX)
-        data = {name: self.inputs[name].ppf(uniforms[:, j]) for j, name in enumerate(names)}
-        frame = pd.DataFrame(data, columns=names)
+        specs = [self.inputs[name] for name in names]
+        frame = pd.DataFrame(dict(zip(names, inverse_cdfs(specs, uniforms), strict=True)),
+                             columns=names)
         frame.index.name = "draw"
         return frame
 

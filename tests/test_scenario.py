@@ -20,6 +20,7 @@ from forecast.scenario import (
     InputSpec,
     Scenario,
     ThesisSpec,
+    inverse_cdfs,
     list_scenarios,
     load_scenario,
     load_scenario_file,
@@ -948,6 +949,16 @@ def test_ppf_cdf_mean_match_scipy(table: dict, reference) -> None:
     assert spec.median() == pytest.approx(reference.median(), rel=1e-9)
     assert spec.quantile(0.1) == pytest.approx(reference.ppf(0.1), rel=1e-9)
     assert spec.ppf(grid.reshape(3, 333)).shape == (3, 333)
+
+
+def test_batched_inverse_cdfs_equal_each_inputs_own_ppf() -> None:
+    specs = [InputSpec.from_dict(f"x{i}", table) for i, (table, _) in enumerate(DIST_CASES)]
+    uniforms = np.random.default_rng(5).uniform(size=(700, len(specs)))
+    uniforms[:3] = [[0.0], [1.0], [0.5]]
+    columns = inverse_cdfs(specs, uniforms)
+    assert sum(spec.beta_form is not None for spec in specs) == 3
+    for j, spec in enumerate(specs):
+        np.testing.assert_array_equal(columns[j], spec.ppf(uniforms[:, j]), err_msg=spec.name)
 
 
 def test_sampling_a_scenario_does_not_import_scipy() -> None:
