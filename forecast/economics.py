@@ -685,14 +685,16 @@ def best_offer(
         if cols.size == 0:
             continue
         c = cost_a[:, cols]
-        older = np.where(settled[:, cols], c, np.inf)
-        older_best = older.min(axis=1, keepdims=True)
-        has_older = np.isfinite(older_best)
-        weight = (age[:, cols] + 1.0) / (ramp_quarters + 1.0)
-        blended = np.where(
-            has_older, weight * c + (1.0 - weight) * np.where(has_older, older_best, 0.0), c
-        )
-        offers = np.where(settled[:, cols], c, np.where(ramping[:, cols], blended, np.inf))
+        offers = np.where(settled[:, cols], c, np.inf)  # the settled chips' own offers
+        older_best = offers.min(axis=1, keepdims=True)
+        # Blends only for the chips ramping in some draw (few: the newest ones).
+        new = np.flatnonzero(ramping[:, cols].any(axis=0))
+        if new.size:
+            has_older = np.isfinite(older_best)
+            weight = (age[:, cols[new]] + 1.0) / (ramp_quarters + 1.0)
+            blended = np.where(has_older, weight * c[:, new] + (1.0 - weight)
+                               * np.where(has_older, older_best, 0.0), c[:, new])
+            offers[:, new] = np.where(ramping[:, cols[new]], blended, offers[:, new])
         pick = offers.argmin(axis=1)
         value = offers[np.arange(n_draws), pick]
         found = np.isfinite(value)
