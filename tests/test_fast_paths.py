@@ -35,7 +35,12 @@ def test_stacked_equals_xarray_stack() -> None:
         assert got.shape == expected.shape
         np.testing.assert_array_equal(got, expected)
         got[...] = 0.0  # a copy: callers may write into it
+        pick = np.array([20, 0, 7, 7, 13])
+        picked = fitted.stacked(name, pick)
+        np.testing.assert_array_equal(picked, expected[pick])
+        picked[...] = 0.0
     assert float(np.abs(posterior["vector"]).sum()) > 0
+    assert float(np.abs(posterior["scalar"]).min()) > 0
 
 
 @pytest.mark.parametrize("draws", [1, 5, 400])

@@ -729,14 +729,14 @@ class FittedDiffusion(FittedModel):
                                 f"and {draws}")
         rng = np.random.default_rng(seed)
         pick = rng.integers(0, self.n_samples, size=draws)
-        p, q, sigma = (self.stacked(name)[pick] for name in ("p", "q", "sigma"))
-        m = self.stacked("m")[pick]
+        p, q, sigma = (self.stacked(name, pick) for name in ("p", "q", "sigma"))
+        m = self.stacked("m", pick)
         fitted = self.meta["launch_offset"] + self.meta["n_span"]
         horizon = fitted + periods_ahead
         if self.kind == "bass":
             path = bass_adoptions(horizon, p, q, m)
         elif self.kind == "gbass":
-            path = self._gbass_paths(p, q, m, self.stacked("beta")[pick], periods_ahead,
+            path = self._gbass_paths(p, q, m, self.stacked("beta", pick), periods_ahead,
                                      covariate)
         else:
             path = norton_bass_adoptions(horizon, self.meta["launch_periods"], p, q, m)

@@ -815,15 +815,15 @@ class FittedMarket(FittedModel):
         pick = self._draw_index(draws, rng)
         n = len(self.timeline)
         t_ref = float(n - 1)
-        log_hist = self.stacked("log_spend")[pick]                  # (d, G, n)
+        log_hist = self.stacked("log_spend", pick)                  # (d, G, n)
         if horizon <= 0:
             return log_hist, self._cpu(pick, n), pick
         d = len(pick)
-        s = {name: self.stacked(name)[pick] for name in (
+        s = {name: self.stacked(name, pick) for name in (
             "ceiling", "growth_decay", "level_ref", "ar_phi", "ar_sigma")}
-        dev_last = self.stacked("dev")[pick][:, -1]
-        eta_last = self.stacked("log_ratio")[pick][:, :, -1]         # (d, 3)
-        share_sigma = self.stacked("share_sigma")[pick]               # (d, 3)
+        dev_last = self.stacked("dev", pick)[:, -1]
+        eta_last = self.stacked("log_ratio", pick)[:, :, -1]         # (d, 3)
+        share_sigma = self.stacked("share_sigma", pick)               # (d, 3)
         t_future = t_ref + np.arange(1, horizon + 1)
         curve = gompertz_log(t_future[None, :], np.log(s["ceiling"] / 4.0)[:, None],
                              s["level_ref"][:, None], s["growth_decay"][:, None], t_ref)
@@ -841,11 +841,11 @@ class FittedMarket(FittedModel):
     def _cpu(self, pick: np.ndarray, length: int) -> np.ndarray | None:
         if "amd_cpu" not in self.posterior:
             return None
-        hist = self.stacked("amd_cpu")[pick]
+        hist = self.stacked("amd_cpu", pick)
         n = hist.shape[1]
         if length <= n:
             return hist[:, :length]
-        growth = self.stacked("amd_cpu_growth")[pick]
+        growth = self.stacked("amd_cpu_growth", pick)
         extra = hist[:, -1:] * np.exp(growth[:, None] * np.arange(1, length - n + 1)[None, :])
         return np.concatenate([hist, extra], axis=1)
 
@@ -889,7 +889,7 @@ class FittedMarket(FittedModel):
             log_a = log_a[:, :, n_hist:]
             labels = labels[n_hist:]
         spend_groups = np.exp(log_a)                                  # (d, G, T)
-        google = self.stacked("google_fraction_of_custom")[pick]
+        google = self.stacked("google_fraction_of_custom", pick)
         custom = spend_groups[:, 2, :]
         spend = np.stack([spend_groups[:, 0], spend_groups[:, 1], custom * google[:, None],
                           custom * (1.0 - google[:, None]), spend_groups[:, 3]], axis=2)
@@ -945,12 +945,12 @@ class FittedMarket(FittedModel):
         horizon = max(0, int(idx.max()) - (len(self.timeline) - 1))
         log_a, cpu, pick = self._simulate(horizon, draws, seed)
         group = LATENT_GROUPS.index(SERIES_GROUP[name])
-        params = {key: self.stacked(key)[pick][:, None]
+        params = {key: self.stacked(key, pick)[:, None]
                   for key in ("nvidia_compute_fraction", "broadcom_custom_fraction")}
         mean = measurement_log_mean(name, log_a[:, group, idx], params,
                                     cpu=None if cpu is None else cpu[:, idx])
         noise = SERIES_SIGMA[name]
-        sigma = 0.0 if noise is None else self.stacked(noise)[pick][:, None]
+        sigma = 0.0 if noise is None else self.stacked(noise, pick)[:, None]
         rng = np.random.default_rng(seed + 1)
         paths = np.exp(mean + sigma * rng.standard_normal(mean.shape))
         periods = pd.DataFrame({"fiscal_period": labels, "calendar_quarter_end": ends,

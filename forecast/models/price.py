@@ -436,8 +436,8 @@ class FittedPriceModel(FittedModel):
         fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
         quarters = frame["date"].dt.to_period("Q")
         steps = max(0, (quarters.max() - fitted_quarters[-1]).n)
-        cycle_fit = self.stacked("cycle")[pick]
-        future = simulate_ar1(self.stacked("cycle_rho")[pick], self.stacked("cycle_sigma")[pick],
+        cycle_fit = self.stacked("cycle", pick)
+        future = simulate_ar1(self.stacked("cycle_rho", pick), self.stacked("cycle_sigma", pick),
                               cycle_fit[:, -1], steps, rng)
         cycle_all = np.concatenate([cycle_fit, future], axis=1)
         cycle_idx = np.clip([(q - fitted_quarters[0]).n for q in quarters], 0,
@@ -451,17 +451,17 @@ class FittedPriceModel(FittedModel):
         age = np.maximum((frame["date"].to_numpy() - release) / np.timedelta64(1, "D")
                          / DAYS_PER_YEAR, 0.0)
         offsets_fit = np.concatenate([np.zeros((draws, 1)),
-                                      self.stacked("type_offset")[pick]], axis=1)
+                                      self.stacked("type_offset", pick)], axis=1)
         type_idx = [types.index(t) for t in frame["pricing_type"].astype(str)]
-        slope = np.where(is_market[None, :], self.stacked("decay")[pick][:, vendor_idx],
-                         self.stacked("list_drift")[pick][:, None])
-        level = (self.stacked("launch_log_price")[pick][:, chip_idx] + offsets_fit[:, type_idx]
+        slope = np.where(is_market[None, :], self.stacked("decay", pick)[:, vendor_idx],
+                         self.stacked("list_drift", pick)[:, None])
+        level = (self.stacked("launch_log_price", pick)[:, chip_idx] + offsets_fit[:, type_idx]
                  + np.where(is_market[None, :], 0.0,
-                            self.stacked("list_premium")[pick][:, None]))
+                            self.stacked("list_premium", pick)[:, None]))
         mean = log_price_mean(level, 0.0, slope, age[None, :], is_market[None, :].astype(float),
                               cycle_all[:, cycle_idx])
-        scale = np.where(is_market[None, :], self.stacked("noise_market")[pick][:, None],
-                         self.stacked("noise_list")[pick][:, None])
+        scale = np.where(is_market[None, :], self.stacked("noise_market", pick)[:, None],
+                         self.stacked("noise_list", pick)[:, None])
         noise = scale * rng.standard_t(NOISE_DOF, size=mean.shape)
         return np.exp(mean + noise)
 
@@ -533,11 +533,11 @@ class FittedPriceModel(FittedModel):
 
         pick = rng.integers(0, self.n_samples, size=draws)
         vendors = [str(v) for v in self.posterior["vendor"].values]
-        decay = self.stacked("decay")[pick]
-        launch = self.stacked("launch_log_price")[pick]
-        rho = self.stacked("cycle_rho")[pick]
-        cycle_sigma = self.stacked("cycle_sigma")[pick]
-        list_drift = self.stacked("list_drift")[pick]
+        decay = self.stacked("decay", pick)
+        launch = self.stacked("launch_log_price", pick)
+        rho = self.stacked("cycle_rho", pick)
+        cycle_sigma = self.stacked("cycle_sigma", pick)
+        list_drift = self.stacked("list_drift", pick)
         types = [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
         if basis not in ("market", "list"):
             raise ForecastError(f"basis must be 'market' or 'list', got {basis!r}")
@@ -546,14 +546,14 @@ class FittedPriceModel(FittedModel):
                                 f"{', '.join(types)}")
         offsets = np.zeros(draws)
         if pricing_type != REFERENCE_TYPE:
-            offsets = self.stacked("type_offset")[pick][:, types.index(pricing_type) - 1]
+            offsets = self.stacked("type_offset", pick)[:, types.index(pricing_type) - 1]
         is_market = basis == "market"
         if not is_market:
-            offsets = offsets + self.stacked("list_premium")[pick]
+            offsets = offsets + self.stacked("list_premium", pick)
 
 
         # Cycle paths: continue the last fitted deviation, reverting at rho per quarter.
-        cycle_fit = self.stacked("cycle")[pick]
+        cycle_fit = self.stacked("cycle", pick)
         steps = max(0, (periods.max() - fitted_quarters[-1]).n)
         future = simulate_ar1(rho, cycle_sigma, cycle_fit[:, -1], steps, rng)
         cycle_all = np.concatenate([cycle_fit, future], axis=1)

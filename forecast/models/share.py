@@ -531,9 +531,9 @@ class FittedShareModel(FittedModel):
             raise ForecastError("forecast quarters must be consecutive")
         last_fitted = quarter_index(self.quarters[-1])
         pick = rng.integers(0, self.n_samples, size=draws)
-        b = self.stacked("price_coefficient")[pick]
-        a = self.stacked("ecosystem")[pick]
-        lam = self.stacked("adjustment_speed")[pick]
+        b = self.stacked("price_coefficient", pick)
+        a = self.stacked("ecosystem", pick)
+        lam = self.stacked("adjustment_speed", pick)
         if switching_speed is not None:
             lam = np.minimum(lam * _per_draw(switching_speed, draws, "switching_speed"), 1.0)
         start = self._start(start_shares, pick, draws, numbers[0], last_fitted)
@@ -553,7 +553,7 @@ class FittedShareModel(FittedModel):
             caps = caps[:, None, :]
         targets, shares = share_paths(a_path, b, lam, start, np.log(cost), caps)
         if noise:
-            sigma = self.stacked("noise_sigma")[pick]
+            sigma = self.stacked("noise_sigma", pick)
             eps = rng.standard_normal(shares.shape[:-1] + (len(fitted_vendors) - 1,))
             logs = np.log(shares)
             alr = logs[..., 1:] - logs[..., :1] + sigma[:, None, None] * eps
@@ -609,7 +609,7 @@ class FittedShareModel(FittedModel):
             if first != last_fitted + 1:
                 raise ForecastError(f"forecast must start in the quarter after the last fitted "
                                     f"one ({self.quarters[-1]}) unless start_shares is given")
-            return self.stacked("share")[pick][:, -1, :]
+            return self.stacked("share", pick)[:, -1, :]
         if isinstance(start_shares, Mapping):
             start = np.array([float(start_shares[v]) for v in self.vendors])
         else:
