@@ -73,6 +73,7 @@ from forecast.models.base import (
     prior_data,
     run_sampler,
 )
+from forecast.shortaxis import short_max, short_sum
 
 #: nutpie with a low-rank mass matrix at target_accept 0.99. On the shipped data, 9 fits
 #: (bull/base/bear x 3 seeds) passed the default gate: 0 divergences, max r_hat 1.004, min
@@ -299,6 +300,10 @@ def vendor_log_shares(eta: Any, xp: Any = np, axis: int = 0) -> Any:
     first = (slice(None),) * axis + (slice(0, 1),)
     zeros = xp.zeros_like(eta[first])
     full = xp.concatenate([zeros, eta], axis=axis)
+    if xp is np:
+        # Summing and maximising over the few groups slice by slice is 2-3 times faster.
+        peak = short_max(full, axis, keepdims=True)
+        return full - (peak + np.log(short_sum(np.exp(full - peak), axis, keepdims=True)))
     peak = full.max(axis=axis, keepdims=True)
     return full - (peak + xp.log(xp.exp(full - peak).sum(axis=axis, keepdims=True)))
 

@@ -82,6 +82,7 @@ from forecast.models.base import (
 )
 from forecast.scenario import quarter_index
 from forecast.shares_data import COST_BASIS, ShareData
+from forecast.shortaxis import short_max, short_sum
 
 __all__ = [
     "DEFAULT_PRIORS",
@@ -124,8 +125,9 @@ SUMMARY_VARS = ["price_coefficient", "ecosystem", "adjustment_speed", "initial_l
 def softmax(utility: np.ndarray, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax along ``axis``."""
     u = np.asarray(utility, dtype=float)
-    z = np.exp(u - u.max(axis=axis, keepdims=True))
-    return z / z.sum(axis=axis, keepdims=True)
+    z = np.exp(u - short_max(u, axis, keepdims=True))
+    z /= short_sum(z, axis, keepdims=True)
+    return z
 
 
 def target_shares(ecosystem: np.ndarray, price_coefficient: np.ndarray,
@@ -179,7 +181,7 @@ def apply_supply_caps(shares: np.ndarray, caps: np.ndarray) -> np.ndarray:
     """
     s = np.array(shares, dtype=float, copy=True)
     cap = np.broadcast_to(np.asarray(caps, dtype=float), s.shape)
-    if np.any(np.minimum(cap, 1.0).sum(axis=-1) < 1.0 - 1e-12):
+    if np.any(short_sum(np.minimum(cap, 1.0)) < 1.0 - 1e-12):
         raise ForecastError("supply caps sum to less than 1: no share allocation respects them")
     fixed = np.zeros(s.shape, dtype=bool)
     for _ in range(s.shape[-1]):
@@ -188,11 +190,11 @@ def apply_supply_caps(shares: np.ndarray, caps: np.ndarray) -> np.ndarray:
             break
         s = np.where(over, cap, s)
         fixed |= over
-        excess = 1.0 - s.sum(axis=-1, keepdims=True)
+        excess = 1.0 - short_sum(s, keepdims=True)
         free = np.where(fixed, 0.0, s)
-        free_mass = free.sum(axis=-1, keepdims=True)
+        free_mass = short_sum(free, keepdims=True)
         # Proportional hand-out; if the free vendors hold nothing, share it equally among them.
-        n_free = (~fixed).sum(axis=-1, keepdims=True)
+        n_free = short_sum((~fixed).astype(np.int64), keepdims=True)
         weights = np.where(free_mass > 0, free / np.where(free_mass > 0, free_mass, 1.0),
                            np.where(fixed, 0.0, 1.0) / np.maximum(n_free, 1))
         s = s + excess * weights
