@@ -6,8 +6,17 @@ one-line message on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
-import argparse
+import gc
 import sys
+
+if __name__ == "__main__":
+    # Run as a command. Importing numpy, pandas and xarray creates ~150,000 objects that
+    # live until exit; the cyclic garbage collector would scan them several times during
+    # the imports and again at exit, about 0.3 s of a 2 s forecast. Paused here, and the
+    # survivors frozen out of its reach before the command runs (see the end of the file).
+    gc.disable()
+
+import argparse
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -657,4 +666,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    gc.freeze()
+    gc.enable()
+    exit_code = main()
+    gc.freeze()  # nothing needs collecting on the way out
+    sys.exit(exit_code)

@@ -146,3 +146,27 @@ def test_diffusion_fits_a_csv_and_prints_json(tmp_path):
     report = json.loads(result.stdout)
     assert {row["parameter"] for row in report["parameters"]} == {"p", "q", "m"}
     assert report["max_r_hat"] < 1.05 and report["divergences"] == 0
+
+
+def test_garbage_collector_paused_only_for_the_command_itself() -> None:
+    # Run as a command, cli.py pauses the collector for its imports, freezes what they
+    # created and resumes it before the command runs; imported (by tests, notebooks) it
+    # leaves the collector alone.
+    probe = (
+        "import gc, runpy, sys\n"
+        "import cli\n"
+        "assert gc.isenabled() and gc.get_freeze_count() == 0\n"
+        "import forecast.scenario as scenario\n"
+        "original = scenario.list_scenarios\n"
+        "def probe():\n"
+        "    print(gc.isenabled(), gc.get_freeze_count() > 50_000)\n"
+        "    return original()\n"
+        "scenario.list_scenarios = probe\n"
+        "sys.argv = ['cli.py', 'scenarios', 'list']\n"
+        "runpy.run_path('cli.py', run_name='__main__')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "True True"
+    assert "base" in result.stdout
