@@ -446,22 +446,18 @@ def historical_costs(
         Index ``quarter`` (labels), one column per vendor, USD per effective PFLOP-hour.
     """
     periods = pd.PeriodIndex(list(quarters), freq="Q")
-    catalogue = _catalogue(dataset)
     years = sorted({int(p.year) for p in periods})
     capex = chip_capex(dataset, years, draws, seed, point_spread)
-    chips = list(capex.index)
-    cat = catalogue.loc[chips]
-    tflops, _ = dense_tflops_for(cat.reset_index())
-    tdp = _impute_tdp(catalogue).loc[chips].to_numpy(float)
+    cat = _chip_specs(dataset).loc[list(capex.index)]
+    tflops, tdp = cat["tflops"].to_numpy(float), cat["tdp_w"].to_numpy(float)
     tco = _input_medians(scenario, _TCO_INPUTS)
     mfu = _input_medians(scenario, [f"mfu_{v}" for v in SHARE_VENDORS])
     util = np.array([mfu[f"mfu_{g}"] for g in cat["vendor_group"]])
     codes = np.array([SHARE_VENDORS.index(g) for g in cat["vendor_group"]])
-    release = np.array([r.year * 4 + (r.month - 1) // 3 for r in cat["release_date"]], float)
+    release = cat["release_qidx"].to_numpy(float)
     out = np.full((len(periods), len(SHARE_VENDORS)), np.nan)
     for i, period in enumerate(periods):
-        cost = _cost_per_pflop(capex[int(period.year)].to_numpy(float), tflops.to_numpy(float),
-                               tdp, util, tco)
+        cost = _cost_per_pflop(capex[int(period.year)].to_numpy(float), tflops, tdp, util, tco)
         best, _ = best_offer(release, cost[None, :], codes, period, n_vendors=len(SHARE_VENDORS))
         out[i] = best[0]
     return pd.DataFrame(out, index=pd.Index([str(p) for p in periods], name="quarter"),
