@@ -54,11 +54,20 @@ DEFAULT_GATE = {"max_r_hat": 1.01, "min_ess_bulk": 400.0, "max_divergences": 0}
 # --------------------------------------------------------------------------- priors
 
 
-#: PyMC distribution class of each supported ``dist``.
-_PYMC_CLASSES: dict[str, str] = {
-    "normal": "Normal", "lognormal": "LogNormal", "halfnormal": "HalfNormal",
-    "truncnormal": "TruncatedNormal", "beta": "Beta", "uniform": "Uniform", "gamma": "Gamma",
-    "exponential": "Exponential", "studentt": "StudentT",
+#: Each supported ``dist``: its PyMC class and its keyword arguments from the spec's
+#: parameters ``p`` (a lognormal's median becomes ``mu = log(median)``).
+_PRIOR_FORMS: dict[str, tuple[str, Any]] = {
+    "normal": ("Normal", lambda p: {"mu": p["mu"], "sigma": p["sigma"]}),
+    "lognormal": ("LogNormal", lambda p: {"mu": math.log(p["median"]), "sigma": p["sigma"]}),
+    "halfnormal": ("HalfNormal", lambda p: {"sigma": p["sigma"]}),
+    "truncnormal": ("TruncatedNormal", lambda p: {"mu": p["mu"], "sigma": p["sigma"],
+                                                  "lower": p.get("lower"),
+                                                  "upper": p.get("upper")}),
+    "beta": ("Beta", lambda p: {"alpha": p["alpha"], "beta": p["beta"]}),
+    "uniform": ("Uniform", lambda p: {"lower": p["lower"], "upper": p["upper"]}),
+    "gamma": ("Gamma", lambda p: {"alpha": p["alpha"], "beta": p["beta"]}),
+    "exponential": ("Exponential", lambda p: {"lam": p["lam"]}),
+    "studentt": ("StudentT", lambda p: {"nu": p["nu"], "mu": p["mu"], "sigma": p["sigma"]}),
 }
 
 
@@ -68,22 +77,10 @@ def prior_parameters(name: str, spec: Mapping[str, Any]) -> tuple[str, dict[str,
     """
     dist = str(spec["dist"]).lower()
     p = {key: value for key, value in spec.items() if key not in ("dist", "rationale", "unit")}
-    forms = {
-        "normal": lambda: {"mu": p["mu"], "sigma": p["sigma"]},
-        "lognormal": lambda: {"mu": math.log(p["median"]), "sigma": p["sigma"]},
-        "halfnormal": lambda: {"sigma": p["sigma"]},
-        "truncnormal": lambda: {"mu": p["mu"], "sigma": p["sigma"], "lower": p.get("lower"),
-                                "upper": p.get("upper")},
-        "beta": lambda: {"alpha": p["alpha"], "beta": p["beta"]},
-        "uniform": lambda: {"lower": p["lower"], "upper": p["upper"]},
-        "gamma": lambda: {"alpha": p["alpha"], "beta": p["beta"]},
-        "exponential": lambda: {"lam": p["lam"]},
-        "studentt": lambda: {"nu": p["nu"], "mu": p["mu"], "sigma": p["sigma"]},
-    }
-    if dist not in forms:
+    if dist not in _PRIOR_FORMS:
         raise ForecastError(f"prior {name}: unsupported dist {dist!r}")
     try:
-        return dist, forms[dist]()
+        return dist, _PRIOR_FORMS[dist][1](p)
     except KeyError as missing:
         raise ForecastError(f"prior {name}: {dist} needs parameter {missing}") from None
 
@@ -110,7 +107,7 @@ def prior(name: str, spec: Mapping[str, Any], swappable: bool = False, **kwargs:
     if swappable:
         params = {key: value if value is None else pm.Data(f"{name}__{key}", float(value))
                   for key, value in params.items()}
-    return getattr(pm, _PYMC_CLASSES[dist])(name, **params, **kwargs)
+    return getattr(pm, _PRIOR_FORMS[dist][0])(name, **params, **kwargs)
 
 
 def prior_spec_dict(spec: Any) -> dict[str, Any]:

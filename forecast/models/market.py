@@ -300,12 +300,13 @@ def vendor_log_shares(eta: Any, xp: Any = np, axis: int = 0) -> Any:
     first = (slice(None),) * axis + (slice(0, 1),)
     zeros = xp.zeros_like(eta[first])
     full = xp.concatenate([zeros, eta], axis=axis)
-    if xp is np:
-        # Summing and maximising over the few groups slice by slice is 2-3 times faster.
+    if xp is np:  # over the few groups slice by slice: 2-3 times faster in numpy
         peak = short_max(full, axis, keepdims=True)
-        return full - (peak + np.log(short_sum(np.exp(full - peak), axis, keepdims=True)))
-    peak = full.max(axis=axis, keepdims=True)
-    return full - (peak + xp.log(xp.exp(full - peak).sum(axis=axis, keepdims=True)))
+        total = short_sum(np.exp(full - peak), axis, keepdims=True)
+    else:
+        peak = full.max(axis=axis, keepdims=True)
+        total = xp.exp(full - peak).sum(axis=axis, keepdims=True)
+    return full - (peak + xp.log(total))
 
 
 def measurement_log_mean(series: str, log_spend: Any, params: Mapping[str, Any],
