@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from forecast.errors import DataValidationError, ForecastError, RefitBusyError
+from forecast.core.errors import DataValidationError, ForecastError, RefitBusyError
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -50,7 +50,7 @@ def _print_table(frame: pd.DataFrame) -> None:
 
 
 def cmd_data_validate(args: argparse.Namespace) -> int:
-    from forecast.data import load_dataset
+    from forecast.data.dataset import load_dataset
 
     dataset = load_dataset(args.data)
     print(f"{dataset.data_dir}: all files valid (data hash {dataset.data_hash[:12]})")
@@ -62,7 +62,7 @@ def cmd_data_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_scenarios_list(args: argparse.Namespace) -> int:
-    from forecast.scenario import list_scenarios
+    from forecast.scenarios.scenario import list_scenarios
 
     for scenario in list_scenarios():
         parent = f" (extends {scenario.extends})" if scenario.extends else ""
@@ -71,7 +71,7 @@ def cmd_scenarios_list(args: argparse.Namespace) -> int:
 
 
 def cmd_scenarios_show(args: argparse.Namespace) -> int:
-    from forecast.scenario import load_scenario
+    from forecast.scenarios.scenario import load_scenario
 
     scenario = load_scenario(args.name)
     print(f"scenario {scenario.name}: {scenario.description}")
@@ -97,7 +97,7 @@ def cmd_scenarios_show(args: argparse.Namespace) -> int:
 
 
 def cmd_scenarios_validate(args: argparse.Namespace) -> int:
-    from forecast.scenario import list_scenarios, load_scenario_file
+    from forecast.scenarios.scenario import list_scenarios, load_scenario_file
 
     scenarios = [load_scenario_file(Path(args.file))] if args.file else list_scenarios()
     for scenario in scenarios:
@@ -110,9 +110,9 @@ def cmd_scenarios_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_economics(args: argparse.Namespace) -> int:
-    from forecast.data import load_dataset
-    from forecast.economics import economics_table
-    from forecast.scenario import load_scenario
+    from forecast.data.dataset import load_dataset
+    from forecast.economics.chips import economics_table
+    from forecast.scenarios.scenario import load_scenario
 
     dataset = load_dataset(args.data)
     scenario = load_scenario(args.scenario)
@@ -140,7 +140,7 @@ def cmd_economics(args: argparse.Namespace) -> int:
 
 def cmd_series(args: argparse.Namespace) -> int:
 
-    from forecast.data import load_dataset
+    from forecast.data.dataset import load_dataset
     from forecast.models.market import market_series_forecast
 
     dataset = load_dataset(args.data)
@@ -150,8 +150,8 @@ def cmd_series(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.quarters <= 0:
         raise ForecastError(f"--quarters must be > 0, got {args.quarters}")
-    from forecast.fitting import load_or_fit
-    from forecast.scenario import load_scenario
+    from forecast.pipeline.fitting import load_or_fit
+    from forecast.scenarios.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
     bundle = load_or_fit(dataset, scenario, root=args.artifacts,
@@ -173,8 +173,8 @@ def cmd_series(args: argparse.Namespace) -> int:
 
 
 def cmd_backtest(args: argparse.Namespace) -> int:
-    from forecast.backtest import backtest_market
-    from forecast.data import load_dataset
+    from forecast.data.dataset import load_dataset
+    from forecast.evaluation.market_backtest import backtest_market
 
     if args.origins <= 0 or args.horizon <= 0:
         raise ForecastError("--origins and --horizon must be > 0")
@@ -239,7 +239,7 @@ def _write_outputs(result, directory: Path) -> list[Path]:
     import shutil
     import tempfile
 
-    from forecast import plots
+    from forecast.reporting import plots
 
     staging = Path(tempfile.mkdtemp(prefix=".forecast-", dir=directory))
     try:
@@ -266,7 +266,7 @@ def _write_outputs(result, directory: Path) -> list[Path]:
 
 
 def _forecast_table(result) -> str:
-    from forecast.results import quantile_table
+    from forecast.pipeline.results import quantile_table
 
     table = quantile_table(result, HEADLINE)
     table = table[table["vendor"].isin(["", "nvidia", "amd", "google", "aws", "other"])]
@@ -295,7 +295,7 @@ def _theses_table(result) -> str:
 
 
 def run_forecast(name: str, args: argparse.Namespace):
-    from forecast.runner import run_scenario
+    from forecast.pipeline.runner import run_scenario
 
     started = time.perf_counter()
 
@@ -318,7 +318,7 @@ def cmd_forecast(args: argparse.Namespace) -> int:
     if args.compare:
         import pandas as pd
 
-        from forecast.results import quantile_table
+        from forecast.pipeline.results import quantile_table
 
         tables = [quantile_table(r, HEADLINE, years=[str(r.meta["horizon"])]).assign(
             scenario=r.scenario) for r in results]
@@ -340,7 +340,7 @@ def cmd_forecast(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps(result.summary(), indent=2, sort_keys=True))
         elif args.format == "csv":
-            from forecast.results import quantile_table
+            from forecast.pipeline.results import quantile_table
 
             print(quantile_table(result, HEADLINE).to_csv(index=False, float_format="%.6g"),
                   end="")
@@ -361,7 +361,7 @@ def cmd_forecast(args: argparse.Namespace) -> int:
 
 
 def cmd_refit(args: argparse.Namespace) -> int:
-    from forecast.refit import REPORT_MARKDOWN, refit
+    from forecast.pipeline.refit import REPORT_MARKDOWN, refit
 
     gate = {key: value for key, value in (("max_r_hat", args.max_r_hat),
                                           ("min_ess_bulk", args.min_ess),
@@ -387,7 +387,7 @@ def cmd_refit(args: argparse.Namespace) -> int:
 
 
 def _fits_registry(args: argparse.Namespace):
-    from forecast.registry import Registry
+    from forecast.store.registry import Registry
 
     return Registry(args.artifacts)
 
@@ -418,7 +418,7 @@ def cmd_fits_list(args: argparse.Namespace) -> int:
 def cmd_fits_show(args: argparse.Namespace) -> int:
     import json
 
-    from forecast.fitstore import fit_directory, read_header
+    from forecast.store.bundles import fit_directory, read_header
 
     header = read_header(fit_directory(args.fit_id, args.artifacts))
     if args.format == "json":
@@ -442,10 +442,10 @@ def cmd_fits_show(args: argparse.Namespace) -> int:
 
 
 def cmd_fits_diff(args: argparse.Namespace) -> int:
-    from forecast.fitstore import load_bundle
-    from forecast.revision import revision_table, to_markdown
-    from forecast.runner import fit_dataset
-    from forecast.scenario import load_scenario
+    from forecast.pipeline.revision import revision_table, to_markdown
+    from forecast.pipeline.runner import fit_dataset
+    from forecast.scenarios.scenario import load_scenario
+    from forecast.store.bundles import load_bundle
 
     old = load_bundle(args.old, args.artifacts)
     new = load_bundle(args.new, args.artifacts)
@@ -474,7 +474,7 @@ def _check_draws(args: argparse.Namespace) -> None:
 
 
 def cmd_sensitivity(args: argparse.Namespace) -> int:
-    from forecast.sensitivity import display_tornado, run_sensitivity
+    from forecast.reporting.sensitivity import display_tornado, run_sensitivity
 
     _check_draws(args)
     started = time.perf_counter()
@@ -498,8 +498,8 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from forecast.report import build_report
-    from forecast.scenario import load_scenario
+    from forecast.reporting.report import build_report
+    from forecast.scenarios.scenario import load_scenario
 
     _check_draws(args)
     load_scenario(args.scenario)  # a bad name fails before anything is created

@@ -13,7 +13,7 @@ import warnings
 
 import pandas as pd
 
-from forecast.data import load_dataset
+from forecast.data.dataset import load_dataset
 from forecast.models.market import MarketModel
 
 

@@ -19,7 +19,7 @@ import time
 CHILD = r"""
 import json, sys, time
 start = time.perf_counter()
-from forecast.data import load_dataset
+from forecast.data.dataset import load_dataset
 from forecast.models.price import PriceModel
 dataset = load_dataset()
 sampler = sys.argv[1]

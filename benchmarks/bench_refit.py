@@ -19,7 +19,7 @@ import tempfile
 import time
 import warnings
 
-from forecast.refit import refit
+from forecast.pipeline.refit import refit
 
 TARGET_WARM_SECONDS = 90.0
 

@@ -4,17 +4,17 @@ The public API for notebooks. Importing this package never imports PyMC: fitting
 only when called.
 """
 
-from forecast.data import Dataset, load_dataset, validate_data_dir
-from forecast.errors import DataValidationError, FitError, ForecastError, ScenarioError
-from forecast.fitstore import FitBundle, list_fits, load_bundle
-from forecast.fitting import fit_all, load_or_fit
+from forecast.core.errors import DataValidationError, FitError, ForecastError, ScenarioError
+from forecast.data.dataset import Dataset, load_dataset, validate_data_dir
 from forecast.models.diffusion import DiffusionModel
 from forecast.models.market import MarketModel
 from forecast.models.price import PriceModel
 from forecast.models.share import ShareModel
-from forecast.results import Forecast
-from forecast.scenario import Scenario, list_scenarios, load_scenario
-from forecast.simulate import simulate
+from forecast.pipeline.fitting import fit_all, load_or_fit
+from forecast.pipeline.results import Forecast
+from forecast.pipeline.simulate import simulate
+from forecast.scenarios.scenario import Scenario, list_scenarios, load_scenario
+from forecast.store.bundles import FitBundle, list_fits, load_bundle
 
 __all__ = [
     "DataValidationError",

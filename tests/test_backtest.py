@@ -6,7 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.backtest import (
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import load_dataset
+from forecast.evaluation.baselines import ETSBaseline, RandomWalkDrift, UCBaseline
+from forecast.evaluation.market_backtest import (
     BaselineForecaster,
     backtest_market,
     cutoffs_for,
@@ -14,9 +17,6 @@ from forecast.backtest import (
     score_paths,
     summarize,
 )
-from forecast.data import load_dataset
-from forecast.errors import ForecastError
-from forecast.models.baselines import ETSBaseline, RandomWalkDrift, UCBaseline
 from forecast.models.market import next_fiscal_labels, observed_series
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import forecast.data as data_module
-from forecast.data import (
+import forecast.data.dataset as data_module
+from forecast.core.errors import DataValidationError
+from forecast.data.dataset import (
     DATA_CACHE_ENTRIES,
     DATA_CACHE_ENV,
     DEFAULT_DATA_DIR,
@@ -22,7 +23,6 @@ from forecast.data import (
     parse_date,
     validate_data_dir,
 )
-from forecast.errors import DataValidationError
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests for forecast.drop: drop files checked like data/, merged with revisions logged."""
+"""Tests for forecast.data.drop: drop files checked like data/, merged with revisions logged."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from forecast.data import load_dataset
-from forecast.drop import REVISIONS_FILE, merge_drop, read_drop
-from forecast.errors import DataValidationError
+from forecast.core.errors import DataValidationError
+from forecast.data.dataset import load_dataset
+from forecast.data.drop import REVISIONS_FILE, merge_drop, read_drop
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 REVENUE = "vendor_quarterly_revenue.csv"

@@ -1,4 +1,4 @@
-"""Tests for forecast.economics: formulas against hand arithmetic and numpy loops."""
+"""Tests for forecast.economics.chips: formulas against hand arithmetic and numpy loops."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from forecast.economics import (
+from forecast.core.errors import ForecastError
+from forecast.economics.chips import (
     DATA_PRICE_SOURCE,
     EconomicsInputError,
     _quarter_index,
@@ -21,7 +22,6 @@ from forecast.economics import (
     owner_tco_per_chip_hour,
     vendor_offers,
 )
-from forecast.errors import ForecastError
 
 NAN = float("nan")
 

@@ -55,7 +55,7 @@ def test_batched_vendor_log_shares_equal_the_per_draw_loop(draws: int) -> None:
 
 def _reference_pricing_rules(dataset, point_spread: float) -> dict:
     """The former pandas implementation of the observed and variant rules (no imputation)."""
-    from forecast.shares_data import _ASP_PATTERN, PricingRule, _catalogue
+    from forecast.economics.cost_paths import _ASP_PATTERN, PricingRule, _catalogue
 
     catalogue = _catalogue(dataset)
     relation = dict(zip(dataset.chip_aliases["alias"], dataset.chip_aliases["relation"],
@@ -101,8 +101,8 @@ def _reference_pricing_rules(dataset, point_spread: float) -> dict:
 def test_pricing_rules_equal_the_former_pandas_computation(point_spread: float) -> None:
     from dataclasses import replace
 
-    from forecast.data import load_dataset
-    from forecast.shares_data import pricing_rules
+    from forecast.data.dataset import load_dataset
+    from forecast.economics.cost_paths import pricing_rules
 
     dataset = load_dataset()
     # An average-selling-price row spelled in capitals: the match ignores case.
@@ -121,7 +121,7 @@ def test_pricing_rules_equal_the_former_pandas_computation(point_spread: float) 
 
 @pytest.mark.parametrize("how", ["sum", "mean", "last"])
 def test_aggregate_period_equals_xarray(how: str) -> None:
-    from forecast.theses import aggregate_period
+    from forecast.pipeline.theses import aggregate_period
 
     rng = np.random.default_rng(4)
     quarters = [f"{y}Q{k}" for y in (2029, 2030) for k in range(1, 5)]
@@ -190,10 +190,11 @@ def test_forecast_modules_import_nothing_heavy() -> None:
 
     code = (
         "import sys, cli\n"
-        "import forecast.runner, forecast.simulate, forecast.fitstore, forecast.results\n"
-        "from forecast.data import load_dataset\n"
-        "from forecast.scenario import load_scenario\n"
-        "from forecast.shares_data import scenario_cost_paths\n"
+        "import forecast.pipeline.runner, forecast.pipeline.simulate\n"
+        "import forecast.store.bundles, forecast.pipeline.results\n"
+        "from forecast.data.dataset import load_dataset\n"
+        "from forecast.scenarios.scenario import load_scenario\n"
+        "from forecast.economics.cost_paths import scenario_cost_paths\n"
         "scenario = load_scenario('bull')\n"
         "inputs = scenario.sample(100, seed=1)\n"
         "scenario_cost_paths(load_dataset(), inputs, ['2026Q1', '2026Q2'], seed=1)\n"

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from forecast import fastio
+from forecast.core import fastio
 from forecast.models.base import FittedModel
 
 

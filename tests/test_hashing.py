@@ -1,4 +1,4 @@
-"""Tests for forecast.hashing and the model keys built on it."""
+"""Tests for forecast.data.hashing and the model keys built on it."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from forecast.data import load_dataset
-from forecast.fitting import model_inputs, model_key
-from forecast.hashing import content_digest
-from forecast.scenario import load_scenario
+from forecast.data.dataset import load_dataset
+from forecast.data.hashing import content_digest
+from forecast.pipeline.fitting import model_inputs, model_key
+from forecast.scenarios.scenario import load_scenario
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from forecast import plots
-from forecast.errors import ForecastError
-from forecast.results import Forecast
-from forecast.sensitivity import spider, tornado
+from forecast.core.errors import ForecastError
+from forecast.pipeline.results import Forecast
+from forecast.reporting import plots
+from forecast.reporting.sensitivity import spider, tornado
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.data import load_dataset
-from forecast.price_backtest import backtest_price, random_walk_samples
+from forecast.data.dataset import load_dataset
+from forecast.evaluation.price_backtest import backtest_price, random_walk_samples
 
 
 def series(dates, prices, provider="Lambda", pricing_type="on-demand", chip="H100 SXM5 80GB"):

@@ -20,11 +20,11 @@ import pandas as pd
 import pytest
 
 import cli
-from forecast.errors import RefitBusyError
-from forecast.fitstore import latest_fit_id, list_fits, load_bundle
-from forecast.refit import REPORT_JSON, REPORT_MARKDOWN, refit, refit_lock
-from forecast.registry import Registry
-from forecast.runner import run_scenario
+from forecast.core.errors import RefitBusyError
+from forecast.pipeline.refit import REPORT_JSON, REPORT_MARKDOWN, refit, refit_lock
+from forecast.pipeline.runner import run_scenario
+from forecast.store.bundles import latest_fit_id, list_fits, load_bundle
+from forecast.store.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"

@@ -1,4 +1,4 @@
-"""Tests for forecast.registry: the SQLite index follows the fit directories."""
+"""Tests for forecast.store.registry: the SQLite index follows the fit directories."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from forecast.registry import Registry
+from forecast.store.registry import Registry
 
 
 def _fake_fit(root: Path, fit_id: str, status: str = "published") -> Path:

@@ -20,8 +20,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from forecast.errors import ForecastError
-from forecast.report import Cell, Heading, Image, Paragraph, Report, Table, format_value
+from forecast.core.errors import ForecastError
+from forecast.reporting.report import Cell, Heading, Image, Paragraph, Report, Table, format_value
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -34,7 +34,7 @@ DRAWS = 400
 def small_report() -> Report:
     fig, ax = plt.subplots()
     ax.plot([0, 1], [1, 0])
-    from forecast.plots import png_bytes
+    from forecast.reporting.plots import png_bytes
 
     return Report(scenario="demo", blocks=[
         Heading(1, "Demo <report>"),
@@ -239,10 +239,10 @@ def test_every_image_is_non_empty(built):
 
 @pytest.mark.slow
 def test_report_numbers_equal_the_python_api(built, fit_store):
-    from forecast.report import HEADLINE
-    from forecast.results import quantile_table
-    from forecast.runner import load_run, run_scenario
-    from forecast.sensitivity import (
+    from forecast.pipeline.results import quantile_table
+    from forecast.pipeline.runner import load_run, run_scenario
+    from forecast.reporting.report import HEADLINE
+    from forecast.reporting.sensitivity import (
         SimulationSensitivity,
         forecast_inputs,
         global_ranking,

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from forecast.data import load_dataset
-from forecast.errors import ForecastError
-from forecast.revenue import (
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import load_dataset
+from forecast.economics.aws_revenue import (
     HOURS_PER_QUARTER,
     aws_revenue_bottomup,
     aws_revenue_topdown,

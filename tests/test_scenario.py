@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from forecast.errors import ForecastError, ScenarioError
-from forecast.scenario import (
+from forecast.core.errors import ForecastError, ScenarioError
+from forecast.scenarios.scenario import (
     DEFAULT_SCENARIOS_DIR,
     InputSpec,
     Scenario,
@@ -966,7 +966,7 @@ def test_sampling_a_scenario_does_not_import_scipy() -> None:
     # pay for them (Latin hypercube sampling, not used by forecasts, still imports qmc).
     code = (
         "import sys\n"
-        "from forecast.scenario import load_scenario\n"
+        "from forecast.scenarios.scenario import load_scenario\n"
         "scenario = load_scenario('bull')\n"
         "frame = scenario.sample(200, seed=1)\n"
         "medians = [spec.median() for spec in scenario.inputs.values()]\n"

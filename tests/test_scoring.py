@@ -1,4 +1,5 @@
-"""Tests for forecast.scoring: CRPS against the closed-form Gaussian CRPS, hand-made cases."""
+"""Tests for forecast.evaluation.scoring: CRPS against the closed-form Gaussian CRPS and
+hand-made cases."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.stats import norm
 
-from forecast.scoring import (
+from forecast.evaluation.scoring import (
     DEFAULT_QUANTILES,
     central_interval,
     coverage,

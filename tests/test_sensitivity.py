@@ -13,10 +13,9 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from forecast.errors import ForecastError
-from forecast.results import Forecast
-from forecast.scenario import ThesisSpec, load_scenario
-from forecast.sensitivity import (
+from forecast.core.errors import ForecastError
+from forecast.pipeline.results import Forecast
+from forecast.reporting.sensitivity import (
     OutputSpec,
     _Memoised,
     fixed_inputs,
@@ -33,6 +32,7 @@ from forecast.sensitivity import (
     tornado,
     tornado_table,
 )
+from forecast.scenarios.scenario import ThesisSpec, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 Z90 = stats.norm.ppf(0.9)
@@ -303,9 +303,9 @@ def test_memoised_model_caches_hashable_calls_and_returns_copies():
 
 @pytest.mark.slow
 def test_one_at_a_time_runs_use_common_random_numbers(fit_store):
-    from forecast.runner import load_run, run_scenario
-    from forecast.sensitivity import SimulationSensitivity
-    from forecast.simulate import simulate
+    from forecast.pipeline.runner import load_run, run_scenario
+    from forecast.pipeline.simulate import simulate
+    from forecast.reporting.sensitivity import SimulationSensitivity
 
     scenario, dataset, bundle = load_run("base", root=fit_store)
     # The hook: the scenario's own draws passed in give the very same paths.

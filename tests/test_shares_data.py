@@ -8,10 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.data import load_dataset
-from forecast.errors import ForecastError
-from forecast.scenario import load_scenario
-from forecast.shares_data import (
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import load_dataset
+from forecast.economics.cost_paths import (
     SHARE_VENDORS,
     ShareData,
     historical_costs,
@@ -23,6 +22,7 @@ from forecast.shares_data import (
     scenario_cost_paths,
     share_inputs,
 )
+from forecast.scenarios.scenario import load_scenario
 
 DRAWS = 800
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from forecast.shortaxis import fold, short_max, short_sum
+from forecast.core.shortaxis import fold, short_max, short_sum
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1, 2])

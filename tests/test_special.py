@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from forecast.special import betainc, betaincinv, ndtr, ndtri, truncnorm_ppf
+from forecast.core.special import betainc, betaincinv, ndtr, ndtri, truncnorm_ppf
 
 RNG = np.random.default_rng(20251031)
 SHAPES = [(7.0, 13.0), (5.0, 13.0), (12.0, 4.0), (16.0, 4.0), (4.077, 1.923), (2.31, 3.69),
@@ -121,6 +121,6 @@ def test_truncnorm_ppf_matches_scipy_stats(a: float, b: float, loc: float, scale
 
 
 def test_forecast_special_imports_no_scipy() -> None:
-    code = ("import sys, forecast.special\n"
+    code = ("import sys, forecast.core.special\n"
             "assert not [m for m in sys.modules if m.startswith('scipy')]\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])

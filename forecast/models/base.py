@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast import fastio
-from forecast.errors import FitError, ForecastError
+from forecast.core import fastio
+from forecast.core.errors import FitError, ForecastError
 
 #: Sampler settings used unless the caller overrides them. ``nuts_sampler`` is chosen by the
 #: benchmark in ``benchmarks/`` (see README).

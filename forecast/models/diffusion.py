@@ -101,7 +101,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.errors import ForecastError, Issue
+from forecast.core.errors import ForecastError, Issue
 from forecast.models.base import (
     DEFAULT_SAMPLER,
     FittedModel,
@@ -946,7 +946,7 @@ def epoch_units(
     Parameters
     ----------
     dataset
-        A :class:`forecast.data.Dataset`.
+        A :class:`forecast.data.dataset.Dataset`.
     vendor_group
         With ``chip=None``: one column per catalogue chip of the group, ordered by first
         quarter (Norton-Bass generations; note variants such as an 80GB part are columns too).

@@ -61,8 +61,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.errors import FitError, ForecastError
-from forecast.hashing import content_digest
+from forecast.core.errors import FitError, ForecastError
+from forecast.core.shortaxis import short_max, short_sum
+from forecast.data.hashing import content_digest
 from forecast.models.base import (
     DEFAULT_SAMPLER,
     FittedModel,
@@ -73,7 +74,6 @@ from forecast.models.base import (
     prior_data,
     run_sampler,
 )
-from forecast.shortaxis import short_max, short_sum
 
 #: nutpie with a low-rank mass matrix at target_accept 0.99. On the shipped data, 9 fits
 #: (bull/base/bear x 3 seeds) passed the default gate: 0 divergences, max r_hat 1.004, min
@@ -745,7 +745,7 @@ class MarketModel:
     # ----------------------------------------------------------------- fitting
 
     def fit(self, dataset: Any, **sampler: Any) -> FittedMarket:
-        """Fit to a :class:`~forecast.data.Dataset` (use ``dataset.as_of(date)`` to cut it).
+        """Fit to a :class:`~forecast.data.dataset.Dataset` (use ``dataset.as_of(date)`` to cut it).
 
         Keyword arguments override sampler settings (draws, tune, chains, nuts_sampler...).
         """
@@ -937,7 +937,7 @@ class FittedMarket(FittedModel):
                                 f"{', '.join(self.series_names())})")
         if quarters < 1:
             raise ForecastError("quarters must be at least 1")
-        from forecast.data import fiscal_to_calendar_quarter
+        from forecast.data.dataset import fiscal_to_calendar_quarter
 
         rows = self.data["observations"]
         rows = rows[rows["series"] == name].sort_values("calendar_quarter_end")

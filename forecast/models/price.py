@@ -88,9 +88,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.data import Dataset
-from forecast.errors import ForecastError
-from forecast.hashing import content_digest
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import Dataset
+from forecast.data.hashing import content_digest
 from forecast.models.base import (
     DEFAULT_SAMPLER,
     FittedModel,
@@ -508,7 +508,7 @@ class FittedPriceModel(FittedModel):
         xarray.Dataset with ``price`` (draw, quarter, chip) in USD per chip-hour, NaN before a
         chip's launch, and optionally ``cost_per_pflop_hour``.
         """
-        from forecast.economics import cost_per_effective_pflop_hour
+        from forecast.economics.chips import cost_per_effective_pflop_hour
 
         if draws <= 0:
             raise ForecastError(f"draws must be > 0, got {draws}")

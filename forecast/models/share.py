@@ -25,7 +25,7 @@ For vendor v in quarter t, with ``k_v(t)`` its cost per effective PFLOP-hour::
   NUTS diverged.
 
 Likelihood. The data are the additive log-ratios ``y_v(t) = log(D_v / D_nvidia)`` of derived
-vendor dollars (:mod:`forecast.shares_data`), for the vendors observed in each quarter::
+vendor dollars (:mod:`forecast.economics.cost_paths`), for the vendors observed in each quarter::
 
     y(t) ~ MvNormal(log s_v(t) - log s_nvidia(t),  Sigma_t + sigma^2 I)
 
@@ -69,8 +69,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.errors import ForecastError
-from forecast.hashing import content_digest
+from forecast.core.errors import ForecastError
+from forecast.core.shortaxis import short_max, short_sum
+from forecast.data.hashing import content_digest
+from forecast.economics.cost_paths import COST_BASIS, ShareData
 from forecast.models.base import (
     DEFAULT_SAMPLER,
     FittedModel,
@@ -80,9 +82,7 @@ from forecast.models.base import (
     prior,
     run_sampler,
 )
-from forecast.scenario import quarter_index
-from forecast.shares_data import COST_BASIS, ShareData
-from forecast.shortaxis import short_max, short_sum
+from forecast.scenarios.scenario import quarter_index
 
 __all__ = [
     "DEFAULT_PRIORS",
@@ -386,8 +386,8 @@ class ShareModel:
         self.reference_vendor = reference_vendor
 
     def fit(self, data: ShareData, **sampler: Any) -> FittedShareModel:
-        """Fit to prepared :class:`~forecast.shares_data.ShareData` (see
-        :func:`forecast.shares_data.share_inputs`); keyword arguments override sampler
+        """Fit to prepared :class:`~forecast.economics.cost_paths.ShareData` (see
+        :func:`forecast.economics.cost_paths.share_inputs`); keyword arguments override sampler
         settings."""
         settings = {**self.sampler, **sampler}
         if data.n_observations < 3 or len(data.quarters) < 3:
@@ -490,9 +490,10 @@ class FittedShareModel(FittedModel):
         ----------
         cost_paths
             Cost per effective PFLOP-hour, ``(draw, quarter, vendor)``, on the fit's cost basis
-            (``meta["cost_basis"]``; e.g. :func:`forecast.shares_data.scenario_cost_paths`). An
-            xarray DataArray carries its quarter and vendor labels; a numpy array needs
-            ``quarters`` and ``vendors``. Its draw axis has length 1 or ``draws``.
+            (``meta["cost_basis"]``; e.g.
+            :func:`forecast.economics.cost_paths.scenario_cost_paths`). An xarray DataArray
+            carries its quarter and vendor labels; a numpy array needs ``quarters`` and
+            ``vendors``. Its draw axis has length 1 or ``draws``.
         draws, seed
             Number of paths and the seed (posterior draws are resampled with replacement).
         supply_caps
@@ -730,7 +731,7 @@ def rolling_origin_backtest(
         the samples' mean and sd plus the observation's derivation variance) and
         ``covered80``.
     """
-    from forecast.scoring import crps_samples
+    from forecast.evaluation.scoring import crps_samples
 
     labels = list(data.quarters)
     rng = np.random.default_rng(seed)

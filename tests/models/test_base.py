@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from forecast.errors import ForecastError
+from forecast.core.errors import ForecastError
 from forecast.models.base import prior, prior_data, prior_parameters
 
 

@@ -13,8 +13,8 @@ import pytest
 import xarray as xr
 from scipy import integrate, stats
 
-from forecast.data import load_dataset
-from forecast.errors import FitError, ForecastError
+from forecast.core.errors import FitError, ForecastError
+from forecast.data.dataset import load_dataset
 from forecast.models.diffusion import (
     DEFAULT_PRIORS,
     DiffusionModel,

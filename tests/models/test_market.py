@@ -14,8 +14,8 @@ import xarray as xr
 from numpy.testing import assert_allclose
 from scipy.stats import norm
 
-from forecast.data import load_dataset
-from forecast.errors import ForecastError
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import load_dataset
 from forecast.models.market import (
     DEFAULT_PRIORS,
     VENDORS,
@@ -211,8 +211,8 @@ SMALL = {"draws": 300, "tune": 300, "chains": 2, "nuts_sampler": "pymc", "target
 def fitted(fit_store):
     """The base scenario's market model from the session's fit store (fitted on the shipped
     data with a light sampler): one fit of the shipped data serves every test."""
-    from forecast.fitting import find_fit
-    from forecast.scenario import load_scenario
+    from forecast.pipeline.fitting import find_fit
+    from forecast.scenarios.scenario import load_scenario
 
     return find_fit(load_scenario("base"), fit_store).models["market"]
 
@@ -221,8 +221,8 @@ def fitted(fit_store):
 def test_scenarios_sharing_a_compiled_sampler_get_their_own_ceiling(fit_store) -> None:
     # The three markets share one compiled nutpie model; only the ceiling prior's pm.Data
     # differ. Had the swap failed, all three would sample the first scenario's prior.
-    from forecast.fitting import find_fit
-    from forecast.scenario import load_scenario
+    from forecast.pipeline.fitting import find_fit
+    from forecast.scenarios.scenario import load_scenario
 
     medians = {}
     for name in ("bear", "base", "bull"):

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.data import load_dataset
-from forecast.errors import FitError, ForecastError
+from forecast.core.errors import FitError, ForecastError
+from forecast.data.dataset import load_dataset
 from forecast.models.price import (
     FittedPriceModel,
     PriceModel,

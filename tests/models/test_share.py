@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from forecast.errors import FitError, ForecastError
+from forecast.core.errors import FitError, ForecastError
 from forecast.models.share import (
     DEFAULT_PRIORS,
     FittedShareModel,
@@ -223,10 +223,10 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_model_builds_on_the_shipped_data():
-    from forecast.data import load_dataset
+    from forecast.data.dataset import load_dataset
+    from forecast.economics.cost_paths import share_inputs
     from forecast.models.share import build_share_model
-    from forecast.scenario import load_scenario
-    from forecast.shares_data import share_inputs
+    from forecast.scenarios.scenario import load_scenario
 
     data = share_inputs(load_dataset(), load_scenario("base"), draws=500, seed=0)
     model = build_share_model(data, ShareModel().priors)
@@ -236,7 +236,7 @@ def test_model_builds_on_the_shipped_data():
 
 
 def test_scenario_priors_are_accepted_and_unknown_ones_refused():
-    from forecast.scenario import load_scenario
+    from forecast.scenarios.scenario import load_scenario
 
     model = ShareModel(load_scenario("base").priors.get("share"))
     assert model.priors["ecosystem_nvidia"]["mu"] == 2.0
@@ -283,9 +283,9 @@ def test_parameter_recovery_from_simulated_data():
 
 @pytest.mark.slow
 def test_fit_on_shipped_data_converges_at_default_settings():
-    from forecast.data import load_dataset
-    from forecast.scenario import load_scenario
-    from forecast.shares_data import share_inputs
+    from forecast.data.dataset import load_dataset
+    from forecast.economics.cost_paths import share_inputs
+    from forecast.scenarios.scenario import load_scenario
 
     scenario = load_scenario("base")
     data = share_inputs(load_dataset(), scenario)

@@ -3,7 +3,7 @@
 Each CSV in ``data/`` has a schema below: its columns, their types, which are required and
 the ranges a value may take. :func:`load_dataset` checks every file against its schema,
 collects *all* problems (each located as ``file:row:column``) and raises one
-:class:`~forecast.errors.DataValidationError`; only clean data becomes a ``Dataset``.
+:class:`~forecast.core.errors.DataValidationError`; only clean data becomes a ``Dataset``.
 
 Normalisation done here, once, so models never repeat it:
 
@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.errors import DataValidationError, Issue
+from forecast.core.errors import DataValidationError, Issue
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
 #: Environment variable for the validated-dataset cache: a directory to keep it in, or "off".
 #: Default: ``cache/`` under the artifacts root (``$FORECAST_ARTIFACTS`` or ``artifacts/``).

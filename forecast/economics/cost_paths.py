@@ -50,12 +50,13 @@ rows are a flat 110k a quarter (a placeholder-like annual split); they are used,
 wide 5-95% band.
 
 Cost per effective PFLOP-hour ``k_v(t)`` (the share model's covariate) is computed on one basis
-for every vendor: **owner TCO per chip-hour** (:func:`forecast.economics.owner_tco_per_chip_hour`)
+for every vendor: **owner TCO per chip-hour**
+(:func:`forecast.economics.chips.owner_tco_per_chip_hour`)
 from the same per-chip prices (the median of each (key, year) price draw) and the scenario's TCO
 inputs (medians of ``chip_life_years``, ``owner_utilisation``, ``pue``,
 ``electricity_usd_per_kwh``, ``overhead_fraction``), divided by dense PFLOPS (FP8 where the
 chip has a figure, else BF16) x the vendor's MFU (``mfu_<vendor>`` median); the vendor's offer
-is its best available chip with new chips ramping in (:func:`forecast.economics.best_offer`).
+is its best available chip with new chips ramping in (:func:`forecast.economics.chips.best_offer`).
 Why this basis: rental prices are missing for AMD, Trainium2, TPU v5p and every Blackwell part
 and differ up to 5x by pricing type, whereas a purchase (or equivalent) price exists or can be
 imputed for every chip that ships; and it is the same price that weights the dollar shares.
@@ -76,10 +77,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.data import Dataset
-from forecast.economics import best_offer, dense_tflops_for, owner_tco_per_chip_hour
-from forecast.errors import ForecastError
-from forecast.scenario import quarter_index
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import Dataset
+from forecast.economics.chips import best_offer, dense_tflops_for, owner_tco_per_chip_hour
+from forecast.scenarios.scenario import quarter_index
 
 __all__ = [
     "COST_BASIS",

@@ -17,8 +17,8 @@ Two layers, kept apart:
 
 *Simulation*: :class:`OutputSpec` names an output (``aws_revenue_topdown:2030``,
 ``share:aws:2030``, ``thesis:aws_revenue_50b_by_2030``) and :func:`output_draws` /
-:func:`output_value` read it off a :class:`~forecast.results.Forecast`.
-:class:`SimulationSensitivity` re-runs :func:`~forecast.simulate.simulate` from one loaded
+:func:`output_value` read it off a :class:`~forecast.pipeline.results.Forecast`.
+:class:`SimulationSensitivity` re-runs :func:`~forecast.pipeline.simulate.simulate` from one loaded
 fit with the scenario inputs held at quantiles (the ``inputs`` argument of ``simulate``),
 always with the same seed and number of draws: common random numbers, so the posterior
 draws and model noise are identical across runs and a swing is the effect of the input, not
@@ -49,9 +49,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from forecast.errors import ForecastError
-from forecast.results import UNITS, Forecast
-from forecast.theses import aggregate_period, evaluate_thesis, metric_values, period_quarters
+from forecast.core.errors import ForecastError
+from forecast.pipeline.results import UNITS, Forecast
+from forecast.pipeline.theses import (
+    aggregate_period,
+    evaluate_thesis,
+    metric_values,
+    period_quarters,
+)
 
 #: Short names accepted for forecast metrics.
 METRIC_ALIASES = {
@@ -535,7 +540,8 @@ def forecast_inputs(scenario: Any, forecast: Forecast) -> pd.DataFrame:
     override).
     """
     if forecast.scenario != scenario.name:
-        raise ForecastError(f"forecast is of scenario {forecast.scenario}, not {scenario.name}")
+        raise ForecastError(
+            f"forecast is of scenario {forecast.scenario}, not {scenario.name}")
     return scenario.sample(forecast.draws, seed=forecast.seed)
 
 
@@ -590,7 +596,7 @@ class SimulationSensitivity:
     ----------
     bundle, dataset, scenario
         A loaded fit (keyed ``price``/``market``/``share``), its data and the scenario
-        (see :func:`forecast.runner.load_run`).
+        (see :func:`forecast.pipeline.runner.load_run`).
     outputs
         Outputs to track (:class:`OutputSpec` or text for :func:`parse_output`).
     draws
@@ -629,7 +635,7 @@ class SimulationSensitivity:
         full = {name: float(point.get(name, self._medians[name])) for name in names}
         key = tuple(full[name] for name in names)
         if key not in self._cache:
-            from forecast.simulate import simulate
+            from forecast.pipeline.simulate import simulate
 
             inputs = fixed_inputs(self.scenario, full, self.draws)
             result = simulate(self.bundle, self.dataset, self.scenario, draws=self.draws,
@@ -713,12 +719,12 @@ def run_sensitivity(name: str, metric: str, *, stat: str = "median",
         Paths per run (default :data:`DEFAULT_DRAWS`), seed (default: the scenario's) and
         last year.
     root, fit_id, data_dir
-        Which fit and data (as for :func:`forecast.runner.run_scenario`).
+        Which fit and data (as for :func:`forecast.pipeline.runner.run_scenario`).
     low, high
         Percentiles of the swing.
     """
-    from forecast.runner import load_run
-    from forecast.simulate import simulate
+    from forecast.pipeline.runner import load_run
+    from forecast.pipeline.simulate import simulate
 
     spec = parse_output(metric, stat)
     scenario, dataset, bundle = load_run(name, root=root, fit_id=fit_id, data_dir=data_dir,

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.errors import ForecastError
-from forecast.theses import evaluate_theses
+from forecast.core.errors import ForecastError
+from forecast.pipeline.theses import evaluate_theses
 
 #: How quarters combine into a calendar year, per metric: flows of money add up, levels
 #: (shares, prices, costs) average.
@@ -82,7 +82,7 @@ class Forecast:
     scenario, fit_id, seed
         What produced the paths.
     theses_specs
-        The scenario's thesis specifications (``forecast.scenario.ThesisSpec``).
+        The scenario's thesis specifications (``forecast.scenarios.scenario.ThesisSpec``).
     history
         Observed values for fan charts: tidy (metric, quarter, vendor, value), may be empty.
     """

@@ -4,14 +4,14 @@ A *forecaster* is any callable ``(dataset_as_of, series_names, horizon, draws, s
 {series: ndarray (draws, horizon)}`` returning sample paths of each series' next ``horizon``
 fiscal quarters after its last observation in ``dataset_as_of``. Adapters make one from the
 Bayesian market model (:class:`MarketForecaster`, refitted on ``dataset.as_of(cutoff)``) and
-from any baseline of :mod:`forecast.models.baselines` (:class:`BaselineForecaster`).
+from any baseline of :mod:`forecast.evaluation.baselines` (:class:`BaselineForecaster`).
 
 :func:`rolling_origin` runs them over cut-offs and returns a tidy frame (model, series,
 cutoff, horizon, metric, value); :func:`summarize` averages it per model and metric, over all
 horizons and per horizon. :func:`backtest_market` is the CLI entry point
 (``python cli.py backtest market``).
 
-Scores (see :mod:`forecast.scoring`): ``crps`` (USD bn), ``crps_log`` (on log revenue:
+Scores (see :mod:`forecast.evaluation.scoring`): ``crps`` (USD bn), ``crps_log`` (on log revenue:
 comparable across scales), ``pinball`` (mean over the quantile levels) and ``pinball_qXXX``,
 ``coverage_80`` / ``coverage_95`` (share of outcomes inside the central interval) and
 ``interval_score_80`` / ``interval_score_95``.
@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast import scoring
-from forecast.errors import ForecastError
-from forecast.models.baselines import BASELINES
+from forecast.core.errors import ForecastError
+from forecast.evaluation import scoring
+from forecast.evaluation.baselines import BASELINES
 from forecast.models.market import MarketModel, next_fiscal_labels, observed_series
 
 Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]]
@@ -116,7 +116,8 @@ def rolling_origin(dataset: Any, forecasters: Mapping[str, Forecaster],
     Parameters
     ----------
     dataset
-        The full :class:`~forecast.data.Dataset`; each origin uses ``dataset.as_of(cutoff)``.
+        The full :class:`~forecast.data.dataset.Dataset`; each origin uses
+        ``dataset.as_of(cutoff)``.
     forecasters
         Model name -> forecaster (see module docstring).
     series

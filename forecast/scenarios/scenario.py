@@ -22,7 +22,7 @@ quarter indices). The models' prior builder also understands ``halfnormal(sigma)
 ``gamma(alpha, beta)`` (beta a rate), ``exponential(lam)`` and ``studentt(nu, mu, sigma)``, so
 those are accepted as well.
 
-Every problem is raised as a :class:`~forecast.errors.ScenarioError` with a one-line message
+Every problem is raised as a :class:`~forecast.core.errors.ScenarioError` with a one-line message
 ``<file>: <key path>: <what is wrong>``.
 
 Correlated sampling uses a Gaussian copula. Each requested Spearman rank correlation ``rho`` is
@@ -54,13 +54,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.errors import ScenarioError
+from forecast.core.errors import ScenarioError
 
 # Not scipy: scipy.special takes 0.3-0.5 s to import and scipy.stats about a second more, a
 # large part of a warm forecast's budget. The functions sampling needs are in
-# forecast.special (numpy); scipy.stats is imported on demand for the distributions only
+# forecast.core.special (numpy); scipy.stats is imported on demand for the distributions only
 # prior overrides use and for Latin hypercube sampling.
-from forecast.special import betainc, betaincinv, ndtr, ndtri, truncnorm_ppf
+from forecast.core.special import betainc, betaincinv, ndtr, ndtri, truncnorm_ppf
 
 __all__ = [
     "DEFAULT_SCENARIOS_DIR",
@@ -78,7 +78,7 @@ __all__ = [
     "scenario_names",
 ]
 
-DEFAULT_SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "scenarios"
+DEFAULT_SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 
 # Scenario names double as file stems, so they must not be able to spell a path.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -112,7 +112,7 @@ DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], dict[str, float]]] = {
 }
 #: Distributions evaluated through a frozen scipy distribution rather than a closed form.
 _SCIPY_DISTS = ("truncnormal", "halfnormal", "gamma", "exponential", "studentt")
-#: Of those, the ones whose inverse CDF comes from :mod:`forecast.special` instead, so that
+#: Of those, the ones whose inverse CDF comes from :mod:`forecast.core.special` instead, so that
 #: sampling a scenario never imports scipy.
 _SPECIAL_PPF = ("truncnormal",)
 
@@ -713,7 +713,7 @@ class InputSpec:
 def inverse_cdfs(specs: Sequence[InputSpec], uniforms: np.ndarray) -> list[np.ndarray]:
     """``specs[j].ppf(uniforms[:, j])`` for every column ``j``, the same values.
 
-    The beta and PERT columns go through one :func:`~forecast.special.betaincinv` call, as
+    The beta and PERT columns go through one :func:`~forecast.core.special.betaincinv` call, as
     its values do not depend on what else is in the call: for a handful of such inputs at a
     few thousand draws that is about a third faster than one call each.
     """

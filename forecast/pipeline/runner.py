@@ -1,4 +1,4 @@
-"""One call from a scenario name to a :class:`~forecast.results.Forecast`.
+"""One call from a scenario name to a :class:`~forecast.pipeline.results.Forecast`.
 
 Loads the data and the scenario, picks the stored fit (the requested one, else the latest
 published fit for the scenario's priors, else fits and stores one) and simulates. The CLI,
@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from forecast.data import Dataset
-from forecast.results import Forecast
+from forecast.data.dataset import Dataset
+from forecast.pipeline.results import Forecast
 
 
 def run_scenario(
@@ -43,7 +43,7 @@ def run_scenario(
     progress
         Called with one line per fitting step when a fit has to be made.
     """
-    from forecast.simulate import simulate
+    from forecast.pipeline.simulate import simulate
 
     scenario, dataset, bundle = load_run(name, root=root, fit_id=fit_id, data_dir=data_dir,
                                          progress=progress)
@@ -63,9 +63,9 @@ def load_run(
     For callers that simulate more than once from one fit (sensitivity runs); the arguments
     are :func:`run_scenario`'s.
     """
-    from forecast.fitstore import latest_data_dir
-    from forecast.fitting import find_fit, load_or_fit
-    from forecast.scenario import load_scenario
+    from forecast.pipeline.fitting import find_fit, load_or_fit
+    from forecast.scenarios.scenario import load_scenario
+    from forecast.store.bundles import latest_data_dir
 
     scenario = load_scenario(name)
     bundle = find_fit(scenario, root, fit_id)
@@ -82,7 +82,7 @@ def load_run(
 
 def fit_dataset(data_dir: str | Path | None, as_of: str | None) -> Dataset:
     """The dataset a fit saw: its data directory, cut at its as-of date when it has one."""
-    from forecast.data import load_dataset
+    from forecast.data.dataset import load_dataset
 
     dataset = load_dataset(data_dir)
     return dataset.as_of(as_of) if as_of else dataset

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.data import Dataset
-from forecast.errors import ForecastError
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import Dataset
 
 __all__ = [
     "HOURS_PER_QUARTER",

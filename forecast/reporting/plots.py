@@ -16,8 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from forecast.errors import ForecastError  # noqa: E402
-from forecast.results import UNITS, Forecast  # noqa: E402
+from forecast.core.errors import ForecastError  # noqa: E402
+from forecast.pipeline.results import UNITS, Forecast  # noqa: E402
 
 
 def _quarter_positions(labels: list[str]) -> np.ndarray:
@@ -146,7 +146,7 @@ def tornado_chart(table: pd.DataFrame, output_label: str, unit: str = "",
     Parameters
     ----------
     table
-        Tornado data (:func:`forecast.sensitivity.tornado_table`): ``input, output_at_low,
+        Tornado data (:func:`forecast.reporting.sensitivity.tornado_table`): ``input, output_at_low,
         output_at_high, baseline, rank``.
     output_label, unit
         What the output is, for the title and axis.
@@ -182,7 +182,7 @@ def spider_chart(table: pd.DataFrame, output_label: str, unit: str = "",
                  inputs: Sequence[str] | None = None) -> tuple[Any, Any]:
     """The output against each input's percentile (others at their medians), one line each.
 
-    ``table`` is spider data (:func:`forecast.sensitivity.spider_table`): ``input,
+    ``table`` is spider data (:func:`forecast.reporting.sensitivity.spider_table`): ``input,
     percentile, output``; ``inputs`` limits and orders the lines.
     """
     names = list(inputs) if inputs is not None else list(dict.fromkeys(table["input"]))

@@ -5,12 +5,12 @@ Steps, each of which either completes or leaves the previous state untouched:
 1. Take the refit lock (``<artifacts>/refit.lock``); a second refit stops at once.
 2. Start from the data of the newest stored fit (or the project's ``data/``), check the drop
    with the same rules as ``data/`` and merge it into a staging copy, revisions logged
-   (:mod:`forecast.drop`). A bad row stops here: nothing is written.
+   (:mod:`forecast.data.drop`). A bad row stops here: nothing is written.
 3. Fit every model for every scenario (models whose priors and inputs are unchanged since a
    stored fit are reused), gate on diagnostics and store the fit atomically as ``published``
    or ``gated``, with its data snapshot and the revision report against the previous
-   published fit (:mod:`forecast.revision`).
-4. Record the run in the registry (:mod:`forecast.registry`).
+   published fit (:mod:`forecast.pipeline.revision`).
+4. Record the run in the registry (:mod:`forecast.store.registry`).
 
 Only a published fit is ever used by ``forecast``; a gated one is kept for inspection.
 """
@@ -31,10 +31,10 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.data import DEFAULT_DATA_DIR, SCHEMAS, load_dataset
-from forecast.drop import REVISIONS_FILE, MergeSummary, merge_drop, read_drop
-from forecast.errors import DataValidationError, ForecastError, RefitBusyError
-from forecast.fitstore import (
+from forecast.core.errors import DataValidationError, ForecastError, RefitBusyError
+from forecast.data.dataset import DEFAULT_DATA_DIR, SCHEMAS, load_dataset
+from forecast.data.drop import REVISIONS_FILE, MergeSummary, merge_drop, read_drop
+from forecast.store.bundles import (
     FitBundle,
     fits_dir,
     latest_data_dir,
@@ -42,7 +42,7 @@ from forecast.fitstore import (
     list_fits,
     load_bundle,
 )
-from forecast.registry import Registry
+from forecast.store.registry import Registry
 
 REPORT_MARKDOWN = "revision.md"
 REPORT_JSON = "revision.json"
@@ -138,9 +138,9 @@ def refit(
     DataValidationError
         When the drop (or the merged data) fails validation; nothing is written.
     """
-    from forecast.fitting import fit_all
-    from forecast.revision import revision_table, to_json, to_markdown
-    from forecast.scenario import list_scenarios, load_scenario
+    from forecast.pipeline.fitting import fit_all
+    from forecast.pipeline.revision import revision_table, to_json, to_markdown
+    from forecast.scenarios.scenario import list_scenarios, load_scenario
 
     say = progress or (lambda message: None)
     cutoff = _parse_as_of(as_of)
@@ -206,7 +206,7 @@ def _parse_as_of(as_of: str | None) -> pd.Timestamp:
 
 def _previous_by_scenario(names: Sequence[str], root: Any) -> dict[str, tuple[FitBundle, Any]]:
     """For each scenario, the newest published fit made for it and the dataset it saw."""
-    from forecast.runner import fit_dataset
+    from forecast.pipeline.runner import fit_dataset
 
     found: dict[str, tuple[FitBundle, Any]] = {}
     loaded: dict[str, tuple[FitBundle, Any]] = {}

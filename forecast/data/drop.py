@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from forecast.data import SCHEMAS, FileSchema, _read_csv, load_dataset
-from forecast.errors import DataValidationError, Issue
+from forecast.core.errors import DataValidationError, Issue
+from forecast.data.dataset import SCHEMAS, FileSchema, _read_csv, load_dataset
 
 #: Columns that describe a row rather than state a figure: a change there is no revision.
 _PROVENANCE = ("source", "confidence", "notes")

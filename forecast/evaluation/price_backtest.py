@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.data import Dataset
+from forecast.data.dataset import Dataset
+from forecast.evaluation.scoring import coverage, crps_samples
 from forecast.models.price import DAYS_PER_YEAR, PriceModel, collapse_held_prices, price_class
-from forecast.scoring import coverage, crps_samples
 
 SERIES_KEY = ["chip", "provider_or_index", "pricing_type"]
 

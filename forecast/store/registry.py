@@ -61,7 +61,7 @@ class Registry:
     """The registry of one artifacts root (created on first use)."""
 
     def __init__(self, root: str | Path | None = None) -> None:
-        from forecast.fitstore import fits_dir
+        from forecast.store.bundles import fits_dir
 
         self.root = fits_dir(root)
         self.path = self.root / "registry.sqlite"
@@ -103,7 +103,7 @@ class Registry:
 
     def reconcile(self) -> None:
         """Make the ``fits`` table list exactly the fit directories on disk."""
-        from forecast.fitstore import list_fits
+        from forecast.store.bundles import list_fits
 
         headers = {h["fit_id"]: h for h in list_fits(self.root)}
         with self._connect() as connection:

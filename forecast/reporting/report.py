@@ -1,8 +1,8 @@
 """A self-contained report of one scenario: HTML (images inline) and the same as Markdown.
 
 :func:`build_report` runs the scenario and the scenarios it is compared with through
-:func:`forecast.runner.run_scenario` (so its numbers are the Python API's), adds
-one-at-a-time and Monte Carlo sensitivity (:mod:`forecast.sensitivity`) and lays out:
+:func:`forecast.pipeline.runner.run_scenario` (so its numbers are the Python API's), adds
+one-at-a-time and Monte Carlo sensitivity (:mod:`forecast.reporting.sensitivity`) and lays out:
 
 - provenance: scenario, fit, data, draws, seed;
 - headline calendar-year quantiles, fan charts with history, stacked vendor shares;
@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.errors import ForecastError
-from forecast.results import Forecast, quantile_table
+from forecast.core.errors import ForecastError
+from forecast.pipeline.results import Forecast, quantile_table
 
 #: Metrics in the headline table, in order.
 HEADLINE = ("tam", "share", "aws_revenue_topdown", "aws_revenue_bottomup",
@@ -267,7 +267,7 @@ class _Builder:
         self.blocks.append(Table(columns, cells, caption))
 
     def image(self, name: str, alt: str, figure: tuple[Any, Any]) -> None:
-        from forecast.plots import png_bytes
+        from forecast.reporting.plots import png_bytes
 
         self.blocks.append(Image(name, alt, png_bytes(figure[0])))
 
@@ -311,7 +311,7 @@ def _headline(b: _Builder, result: Forecast) -> None:
 
 
 def _charts(b: _Builder, result: Forecast) -> None:
-    from forecast import plots
+    from forecast.reporting import plots
 
     b.heading(2, "Charts")
     b.paragraph("Fan charts: median, 25-75% and 10-90% bands per quarter. History lines are "
@@ -337,7 +337,7 @@ def _charts(b: _Builder, result: Forecast) -> None:
 
 
 def _theses(b: _Builder, result: Forecast, results: Sequence[Forecast]) -> None:
-    from forecast import plots
+    from forecast.reporting import plots
 
     b.heading(2, "Theses")
     theses = result.theses()
@@ -406,8 +406,8 @@ def _comparison(b: _Builder, results: Sequence[Forecast]) -> None:
 def _sensitivity(b: _Builder, result: Forecast, scenario: Any, dataset: Any, bundle: Any,
                  output: str, draws: int, spider_inputs: int,
                  progress: Callable[[str], None] | None) -> None:
-    from forecast import plots
-    from forecast.sensitivity import (
+    from forecast.reporting import plots
+    from forecast.reporting.sensitivity import (
         SPIDER_PERCENTILES,
         SimulationSensitivity,
         forecast_inputs,
@@ -606,7 +606,7 @@ def build_report(
         each scenario's own).
     root, fit_id, data_dir
         Fit store, a fit id for the main scenario (the compared ones use their latest
-        published fit) and data directory, as for :func:`forecast.runner.run_scenario`.
+        published fit) and data directory, as for :func:`forecast.pipeline.runner.run_scenario`.
     compare
         Scenarios compared with it (the main one is added if missing).
     sensitivity_metric
@@ -618,8 +618,8 @@ def build_report(
     progress
         Called with a line per step.
     """
-    from forecast.runner import load_run, run_scenario
-    from forecast.sensitivity import DEFAULT_DRAWS
+    from forecast.pipeline.runner import load_run, run_scenario
+    from forecast.reporting.sensitivity import DEFAULT_DRAWS
 
     say = progress or (lambda message: None)
     timings: dict[str, float] = {}

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.errors import ForecastError
-from forecast.scenario import quarter_label
+from forecast.core.errors import ForecastError
+from forecast.scenarios.scenario import quarter_label
 
 _COMPARATORS = {
     "<": np.less,

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.errors import ForecastError
+from forecast.core.errors import ForecastError
 
 
 def _log_values(series: pd.Series | np.ndarray | list[float], minimum: int) -> np.ndarray:

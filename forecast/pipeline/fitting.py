@@ -20,9 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from forecast.data import Dataset
-from forecast.errors import FitError
-from forecast.fitstore import (
+from forecast.core.errors import FitError
+from forecast.data.dataset import Dataset
+from forecast.data.hashing import content_digest
+from forecast.models.base import check_gate, prior_spec_dict
+from forecast.store.bundles import (
     FitBundle,
     _code_version,
     latest_fit_id,
@@ -32,8 +34,6 @@ from forecast.fitstore import (
     new_fit_id,
     save_bundle,
 )
-from forecast.hashing import content_digest
-from forecast.models.base import check_gate, prior_spec_dict
 
 MODELS = ("price", "market", "share")
 _Z90 = 1.2815515655446004
@@ -79,7 +79,7 @@ def model_inputs(name: str, dataset: Dataset, scenario: Any) -> Any:
         from forecast.models.market import prepare_market_data
 
         return prepare_market_data(dataset)
-    from forecast.shares_data import share_inputs
+    from forecast.economics.cost_paths import share_inputs
 
     return share_inputs(dataset, scenario)
 
@@ -138,7 +138,7 @@ def fit_all(
     ``extra_files`` builds further files for the fit directory from the finished bundle
     (the refit's revision report), written before the fit is published.
     """
-    from forecast.scenario import DEFAULT_SCENARIOS_DIR
+    from forecast.scenarios.scenario import DEFAULT_SCENARIOS_DIR
 
     say = progress or (lambda message: None)
     scenario_list = list(scenarios) if isinstance(scenarios, Sequence) else [scenarios]
@@ -209,7 +209,7 @@ def find_fit(scenario: Any, root: str | Path | None = None,
     latest published fit covering its priors; None when no fit covers them.
 
     Returns a bundle keyed ``price``/``market``/``share`` (see
-    :meth:`~forecast.fitstore.FitBundle.for_scenario`).
+    :meth:`~forecast.store.bundles.FitBundle.for_scenario`).
     """
     wanted = priors_digest(scenario)
     chosen = fit_id or latest_fit_id(root, priors_digest=wanted)

@@ -36,11 +36,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from forecast.errors import FitError
+from forecast.core.errors import FitError
 
 MODEL_NAMES = ("price", "market", "share")
 
-DEFAULT_ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+DEFAULT_ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
 def _code_version() -> str:
     # One source of truth: the version in pyproject.toml, as installed.
@@ -71,7 +71,7 @@ class FitBundle:
     """Fitted models of one fit, keyed by model key, and their provenance.
 
     ``models`` maps model keys (``price-1a2b...``) to fitted models; a bundle returned by
-    :meth:`for_scenario` (what :func:`~forecast.simulate.simulate` takes) maps the plain
+    :meth:`for_scenario` (what :func:`~forecast.pipeline.simulate.simulate` takes) maps the plain
     names ``price``, ``market`` and ``share`` instead.
     """
 
@@ -171,7 +171,7 @@ def save_bundle(bundle: FitBundle, root: str | Path | None = None,
         shutil.rmtree(staging, ignore_errors=True)
         raise
     bundle.directory = final
-    from forecast.registry import Registry
+    from forecast.store.registry import Registry
 
     # The fit is published; should the index write fail, the next open repairs it.
     with contextlib.suppress(sqlite3.Error, OSError):
@@ -266,7 +266,7 @@ def load_bundle(fit_id: str, root: str | Path | None = None,
     """Load a stored fit (numpy/xarray only).
 
     With ``priors_digest``, only that scenario's three models are loaded and the bundle is
-    keyed ``price``/``market``/``share``, ready for :func:`~forecast.simulate.simulate`.
+    keyed ``price``/``market``/``share``, ready for :func:`~forecast.pipeline.simulate.simulate`.
     """
     directory = fit_directory(fit_id, root)
     header = read_header(directory)

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from forecast.errors import ForecastError
+from forecast.core.errors import ForecastError
 
 __all__ = [
     "DATA_PRICE_SOURCE",

@@ -23,9 +23,9 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.data import Dataset
-from forecast.fitstore import FitBundle
-from forecast.results import Forecast
+from forecast.data.dataset import Dataset
+from forecast.pipeline.results import Forecast
+from forecast.store.bundles import FitBundle
 
 #: (metric, calendar year, vendor) of each headline quantity.
 HEADLINE_METRICS: tuple[tuple[str, str, str], ...] = (
@@ -87,9 +87,9 @@ def revision_table(new_bundle: FitBundle, new_dataset: Dataset, scenarios: list[
     previous fit of that scenario and the data it saw. A scenario without a previous fit
     gets NaN for the previous values.
     """
-    from forecast.fitting import priors_digest
-    from forecast.scenario import load_scenario
-    from forecast.simulate import simulate
+    from forecast.pipeline.fitting import priors_digest
+    from forecast.pipeline.simulate import simulate
+    from forecast.scenarios.scenario import load_scenario
 
     rows: list[dict[str, Any]] = []
     for scenario in scenarios:

@@ -6,7 +6,7 @@ copula) and one resampled posterior draw of each model are combined quarter by q
 1. **TAM**: the market model's total spend (USD billions a quarter) after the data end.
 2. **Cost per effective PFLOP-hour per vendor**: the share model's cost basis under the
    scenario's draws of utilisation, TCO inputs, Trainium3/4 and NVIDIA-next specs, prices and
-   launch quarters (:func:`forecast.shares_data.scenario_cost_paths`).
+   launch quarters (:func:`forecast.economics.cost_paths.scenario_cost_paths`).
 3. **Shares**: the share model driven by those costs, with the scenario's supply cap on AWS,
    switching-speed multiplier and erosion of NVIDIA's ecosystem advantage.
 4. **Spend per vendor** = TAM x share; **custom-silicon spend** = Google + AWS + other
@@ -30,17 +30,17 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.data import Dataset
-from forecast.errors import ForecastError
-from forecast.fitstore import FitBundle
-from forecast.results import Forecast, check_paths
-from forecast.revenue import (
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import Dataset
+from forecast.economics.aws_revenue import (
     aws_revenue_bottomup,
     aws_revenue_topdown,
     epoch_trainium_start,
     trainium_fleet,
 )
-from forecast.shares_data import scenario_cost_paths
+from forecast.economics.cost_paths import scenario_cost_paths
+from forecast.pipeline.results import Forecast, check_paths
+from forecast.store.bundles import FitBundle
 
 #: Chips whose price paths the forecast carries (the default theses compare two of them).
 PRICED_CHIPS = ("H100 SXM5 80GB", "B200", "Trainium2", "Trainium3")
