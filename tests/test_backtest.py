@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.core.calendar import next_fiscal_labels
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import load_dataset
 from forecast.evaluation.baselines import ETSBaseline, RandomWalkDrift, UCBaseline
@@ -17,7 +18,7 @@ from forecast.evaluation.market_backtest import (
     score_paths,
     summarize,
 )
-from forecast.models.market import next_fiscal_labels, observed_series
+from forecast.models.market import observed_series
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,13 @@ import pandas as pd
 import pytest
 
 import forecast.data.dataset as data_module
+from forecast.core.calendar import fiscal_to_calendar_quarter
 from forecast.core.errors import DataValidationError
 from forecast.data.dataset import (
     DATA_CACHE_ENTRIES,
     DATA_CACHE_ENV,
     DEFAULT_DATA_DIR,
     PRICING_TYPES,
-    fiscal_to_calendar_quarter,
     load_dataset,
     parse_date,
     validate_data_dir,

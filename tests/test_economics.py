@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from forecast.core.calendar import period_index
 from forecast.core.errors import ForecastError
 from forecast.economics.chips import (
     DATA_PRICE_SOURCE,
     EconomicsInputError,
-    _quarter_index,
     best_offer,
     cost_per_effective_pflop_hour,
     dense_tflops_for,
@@ -484,7 +484,7 @@ def test_best_offer_matches_python_reference() -> None:
 
 
 def test_best_offer_accepts_quarter_strings_and_single_draw() -> None:
-    release = np.array([_quarter_index("2024Q4"), _quarter_index("2022Q3")])
+    release = np.array([period_index("2024Q4"), period_index("2022Q3")])
     best, idx = best_offer(release, np.array([5.0, 9.0]), np.array([0, 1]), "2025Q4")
     assert best.shape == (2,)
     assert_allclose(best, [5.0, 9.0])
@@ -550,9 +550,9 @@ def test_vendor_offers_rejects_unknown_chip(accelerators: pd.DataFrame) -> None:
 
 
 def test_quarter_index_conventions() -> None:
-    assert _quarter_index("2025Q4") == 2025 * 4 + 3
-    assert _quarter_index(pd.Period("2025Q1", freq="Q-DEC")) == 2025 * 4
-    assert _quarter_index(pd.Period("2025-11", freq="M")) == 2025 * 4 + 3
-    assert _quarter_index(pd.Timestamp("2024-12-01")) == 2024 * 4 + 3
+    assert period_index("2025Q4") == 2025 * 4 + 3
+    assert period_index(pd.Period("2025Q1", freq="Q-DEC")) == 2025 * 4
+    assert period_index(pd.Period("2025-11", freq="M")) == 2025 * 4 + 3
+    assert period_index(pd.Timestamp("2024-12-01")) == 2024 * 4 + 3
     with pytest.raises(ForecastError):
-        _quarter_index("not a quarter")
+        period_index("not a quarter")

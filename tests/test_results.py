@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 import xarray as xr
 
+from forecast.core.calendar import period_quarters
 from forecast.core.errors import ForecastError
 from forecast.pipeline.results import UNITS, Forecast, _q_name, check_paths
-from forecast.pipeline.theses import evaluate_thesis, period_quarters
+from forecast.pipeline.theses import evaluate_thesis
 from forecast.scenarios.scenario import ThesisSpec
 
 QUARTERS = [f"{y}Q{q}" for y in (2029, 2030) for q in range(1, 5)]

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from forecast.core.calendar import parse_period, quarter_index, quarter_label
 from forecast.core.errors import ForecastError, ScenarioError
 from forecast.scenarios.scenario import (
     DEFAULT_SCENARIOS_DIR,
@@ -24,9 +25,6 @@ from forecast.scenarios.scenario import (
     list_scenarios,
     load_scenario,
     load_scenario_file,
-    parse_period,
-    quarter_index,
-    quarter_label,
     scenario_names,
 )
 

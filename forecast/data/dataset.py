@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from forecast.core.calendar import fiscal_to_calendar_quarter
 from forecast.core.errors import DataValidationError, Issue
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -106,12 +107,6 @@ def parse_date(text: str) -> tuple[pd.Timestamp, str]:
         year, quarter = text.split("-Q")
         return pd.Period(f"{year}Q{quarter}", freq="Q").end_time.normalize(), precision
     return pd.Period(text, freq="Y").end_time.normalize(), precision
-
-
-def fiscal_to_calendar_quarter(period_end: pd.Timestamp, days: int = 91) -> pd.Period:
-    """Calendar quarter holding most days of a fiscal quarter that ends on ``period_end``."""
-    midpoint = period_end - pd.Timedelta(days=days // 2)
-    return midpoint.to_period("Q")
 
 
 def _to_float(text: str) -> float:

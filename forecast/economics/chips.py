@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from forecast.core.calendar import period_index
 from forecast.core.errors import ForecastError
 
 __all__ = [
@@ -142,36 +143,6 @@ def _require_unique_chips(accelerators: pd.DataFrame) -> None:
 # quarter indices
 
 
-def _quarter_index(period: str | pd.Period | pd.Timestamp) -> int:
-    """Integer index of a calendar quarter: ``year * 4 + quarter - 1``.
-
-    Parameters
-    ----------
-    period : str, pandas.Period or pandas.Timestamp
-        ``"2025Q4"``-style strings, or any period/timestamp; a period of another frequency
-        (monthly, fiscal quarter...) maps to the calendar quarter containing its last month.
-
-    Returns
-    -------
-    int
-        For example ``"2025Q4"`` -> ``2025 * 4 + 3``.
-    """
-    if isinstance(period, pd.Timestamp):
-        if pd.isna(period):
-            raise ForecastError("quarter must be a date, got NaT")
-        return period.year * 4 + (period.month - 1) // 3
-    if isinstance(period, str):
-        try:
-            period = pd.Period(period.strip(), freq="Q-DEC")
-        except ValueError:
-            raise ForecastError(f"not a quarter: {period!r} (expected e.g. '2025Q4')") from None
-    if not isinstance(period, pd.Period):
-        raise ForecastError(f"quarter must be a string or pandas.Period, got {period!r}")
-    # Via the last month, so fiscal quarters land on the calendar quarter they end in.
-    month = period.asfreq("M", how="end")
-    return month.year * 4 + (month.month - 1) // 3
-
-
 def _release_quarter_indices(accelerators: pd.DataFrame) -> npt.NDArray[np.float64]:
     """Release quarter index per chip (float, NaN where unknown).
 
@@ -182,7 +153,7 @@ def _release_quarter_indices(accelerators: pd.DataFrame) -> npt.NDArray[np.float
         out = np.full(len(quarters), np.nan)
         for i, value in enumerate(quarters):
             if not pd.isna(value):
-                out[i] = _quarter_index(value)
+                out[i] = period_index(value)
         return out
     _require_columns(accelerators, ["release_date"], "accelerators")
     dates = pd.to_datetime(accelerators["release_date"]).reset_index(drop=True)
@@ -638,7 +609,7 @@ def best_offer(
     if isinstance(quarter_qidx, (int, np.integer)):
         q = int(quarter_qidx)
     else:
-        q = _quarter_index(quarter_qidx)
+        q = period_index(quarter_qidx)
     if not isinstance(ramp_quarters, (int, np.integer)) or ramp_quarters < 0:
         raise EconomicsInputError(f"ramp_quarters must be an int >= 0, got {ramp_quarters!r}")
 

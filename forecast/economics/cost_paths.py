@@ -77,10 +77,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.calendar import quarter_index
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
 from forecast.economics.chips import best_offer, dense_tflops_for, owner_tco_per_chip_hour
-from forecast.scenarios.scenario import quarter_index
 
 __all__ = [
     "COST_BASIS",

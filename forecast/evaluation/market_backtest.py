@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from forecast.core.calendar import next_fiscal_labels
 from forecast.core.errors import ForecastError
 from forecast.evaluation import scoring
 from forecast.evaluation.baselines import BASELINES
-from forecast.models.market import MarketModel, next_fiscal_labels, observed_series
+from forecast.models.market import MarketModel, observed_series
 
 Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]]
 

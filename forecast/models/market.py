@@ -52,7 +52,6 @@ Quantities are USD billions per calendar quarter. Forecasts from a stored fit us
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -61,6 +60,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.calendar import fiscal_to_calendar_quarter, next_fiscal_labels, quarter_label
 from forecast.core.errors import FitError, ForecastError
 from forecast.core.shortaxis import short_max, short_sum
 from forecast.data.hashing import content_digest
@@ -346,29 +346,6 @@ SERIES_SIGMA: dict[str, str | None] = {
 
 
 # --------------------------------------------------------------------------- fiscal labels
-
-_FISCAL = re.compile(r"^(?P<prefix>FY)?(?P<year>\d{4})Q(?P<q>[1-4])$")
-
-
-def next_fiscal_labels(label: str, n: int) -> list[str]:
-    """The ``n`` fiscal-period labels after ``label`` (``FY2026Q3`` -> ``FY2026Q4``, ...)."""
-    match = _FISCAL.match(label)
-    if not match:
-        raise ForecastError(f"cannot continue fiscal period label {label!r}")
-    prefix, year, q = match["prefix"] or "", int(match["year"]), int(match["q"])
-    labels = []
-    for _ in range(n):
-        q += 1
-        if q == 5:
-            year, q = year + 1, 1
-        labels.append(f"{prefix}{year}Q{q}")
-    return labels
-
-
-def quarter_label(period: pd.Period) -> str:
-    """Calendar quarter label such as ``2026Q1``."""
-    return f"{period.year}Q{period.quarter}"
-
 
 # --------------------------------------------------------------------------- data prep
 
@@ -937,8 +914,6 @@ class FittedMarket(FittedModel):
                                 f"{', '.join(self.series_names())})")
         if quarters < 1:
             raise ForecastError("quarters must be at least 1")
-        from forecast.data.dataset import fiscal_to_calendar_quarter
-
         rows = self.data["observations"]
         rows = rows[rows["series"] == name].sort_values("calendar_quarter_end")
         last = rows.iloc[-1]

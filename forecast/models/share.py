@@ -69,6 +69,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.calendar import quarter_index
 from forecast.core.errors import ForecastError
 from forecast.core.shortaxis import short_max, short_sum
 from forecast.data.hashing import content_digest
@@ -82,7 +83,6 @@ from forecast.models.base import (
     prior,
     run_sampler,
 )
-from forecast.scenarios.scenario import quarter_index
 
 __all__ = [
     "DEFAULT_PRIORS",

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.calendar import period_quarters
 from forecast.core.errors import ForecastError
-from forecast.scenarios.scenario import quarter_label
 
 _COMPARATORS = {
     "<": np.less,
@@ -28,23 +28,6 @@ _COMPARATORS = {
     ">": np.greater,
     ">=": np.greater_equal,
 }
-
-
-def quarter_labels_between(first: int, last: int) -> list[str]:
-    """Labels "YYYYQn" for quarter indices ``first..last`` (index = year * 4 + quarter - 1)."""
-    return [quarter_label(index) for index in range(first, last + 1)]
-
-
-def period_quarters(period: str) -> list[str]:
-    """Quarter labels of a thesis period: "2030", "2030Q4" or "2026..2030"."""
-    text = period.strip()
-    if ".." in text:
-        start, end = (int(part) for part in text.split(".."))
-        return quarter_labels_between(start * 4, end * 4 + 3)
-    if "Q" in text:
-        return [text]
-    year = int(text)
-    return quarter_labels_between(year * 4, year * 4 + 3)
 
 
 def metric_values(paths: xr.Dataset, thesis: Any) -> xr.DataArray:

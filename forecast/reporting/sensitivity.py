@@ -49,14 +49,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from forecast.core.calendar import period_quarters
 from forecast.core.errors import ForecastError
 from forecast.pipeline.results import UNITS, Forecast
-from forecast.pipeline.theses import (
-    aggregate_period,
-    evaluate_thesis,
-    metric_values,
-    period_quarters,
-)
+from forecast.pipeline.theses import aggregate_period, evaluate_thesis, metric_values
 
 #: Short names accepted for forecast metrics.
 METRIC_ALIASES = {

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from forecast.core.calendar import QUARTER_PATTERN, parse_period, quarter_index, quarter_label
 from forecast.core.errors import ScenarioError
 
 # Not scipy: scipy.special takes 0.3-0.5 s to import and scipy.stats about a second more, a
@@ -84,9 +85,6 @@ DEFAULT_SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 # Input, prior-key and thesis names become DataFrame columns and attribute-like keys.
 IDENTIFIER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-QUARTER_PATTERN = re.compile(r"^(\d{4})Q([1-4])$")
-YEAR_PATTERN = re.compile(r"^\d{4}$")
-RANGE_PATTERN = re.compile(r"^(\d{4})\.\.(\d{4})$")
 
 PRIOR_MODELS: tuple[str, ...] = ("price", "market", "share", "diffusion")
 COMPARATORS: tuple[str, ...] = ("<", "<=", ">", ">=")
@@ -132,87 +130,6 @@ _MAX_EXTENDS_DEPTH = 32
 # Uniforms are kept off 0 and 1 so unbounded inverse CDFs stay finite.
 _U_MIN = 1e-15
 _U_MAX = 1.0 - 1e-15
-
-
-# --------------------------------------------------------------------------- quarters
-
-
-def quarter_index(label: str) -> int:
-    """Return the integer index ``year * 4 + (q - 1)`` of a quarter label.
-
-    Parameters
-    ----------
-    label : str
-        A calendar quarter such as ``"2027Q1"``.
-
-    Returns
-    -------
-    int
-        The quarter index; consecutive quarters differ by one.
-
-    Raises
-    ------
-    ScenarioError
-        If ``label`` is not of the form ``YYYYQn`` with ``n`` in 1..4.
-    """
-    match = QUARTER_PATTERN.match(label) if isinstance(label, str) else None
-    if match is None:
-        raise ScenarioError(f"not a quarter label like '2027Q1': {label!r}")
-    return int(match.group(1)) * 4 + int(match.group(2)) - 1
-
-
-def quarter_label(index: int) -> str:
-    """Return the ``YYYYQn`` label of a quarter index (inverse of :func:`quarter_index`).
-
-    Parameters
-    ----------
-    index : int
-        A quarter index ``year * 4 + (q - 1)``.
-
-    Returns
-    -------
-    str
-        The quarter label, e.g. ``"2027Q1"``.
-    """
-    value = int(index)
-    return f"{value // 4}Q{value % 4 + 1}"
-
-
-def parse_period(text: str) -> tuple[str, int, int]:
-    """Parse a thesis period into its kind and inclusive quarter-index bounds.
-
-    Parameters
-    ----------
-    text : str
-        ``"2030"`` (a calendar year), ``"2030Q4"`` (one quarter) or ``"2026..2030"``
-        (a cumulative range of calendar years, both ends included).
-
-    Returns
-    -------
-    tuple of (str, int, int)
-        ``(kind, first_quarter, last_quarter)`` with kind ``"year"``, ``"quarter"`` or
-        ``"range"`` and quarter indices as in :func:`quarter_index`.
-
-    Raises
-    ------
-    ScenarioError
-        If the text is none of the three forms, or a range runs backwards.
-    """
-    if not isinstance(text, str):
-        raise ScenarioError(f"period must be a string, got {text!r}")
-    if YEAR_PATTERN.match(text):
-        year = int(text)
-        return "year", year * 4, year * 4 + 3
-    if QUARTER_PATTERN.match(text):
-        index = quarter_index(text)
-        return "quarter", index, index
-    match = RANGE_PATTERN.match(text)
-    if match:
-        start, end = int(match.group(1)), int(match.group(2))
-        if start > end:
-            raise ScenarioError(f"period range runs backwards: {text!r}")
-        return "range", start * 4, end * 4 + 3
-    raise ScenarioError(f"period must look like '2030', '2030Q4' or '2026..2030', got {text!r}")
 
 
 # --------------------------------------------------------------------------- errors

@@ -14,6 +14,7 @@ import xarray as xr
 from numpy.testing import assert_allclose
 from scipy.stats import norm
 
+from forecast.core.calendar import next_fiscal_labels
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import load_dataset
 from forecast.models.market import (
@@ -26,7 +27,6 @@ from forecast.models.market import (
     bridge_walk,
     gompertz_log,
     measurement_log_mean,
-    next_fiscal_labels,
     prepare_market_data,
     simulate_market,
     vendor_log_shares,
