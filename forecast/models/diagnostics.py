@@ -1,0 +1,166 @@
+"""Convergence and fit diagnostics: summaries, the gate, predictive coverage and PSIS-LOO.
+
+The gate covers every summary parameter *and* the last value of every latent state a
+forecast starts from (a forecast from an unconverged state is as wrong as one from an
+unconverged parameter). Constant quantities (a reference level fixed at zero) have no
+r_hat; they are left out of the table rather than reported as NaN.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+#: Default convergence gate (DESIGN section 6).
+DEFAULT_GATE = {"max_r_hat": 1.01, "min_ess_bulk": 400.0, "max_divergences": 0}
+
+
+def state_posterior(posterior: xr.Dataset, states: Mapping[str, str]) -> xr.Dataset:
+    """The last value along its time dim of each latent state, named ``state@LABEL``.
+
+    ``states`` maps a posterior variable to its time dimension (e.g. ``{"cycle": "quarter"}``).
+    """
+    picked = {}
+    for name, dim in states.items():
+        if name not in posterior:
+            continue
+        values = posterior[name]
+        label = str(values[dim].values[-1]) if dim in values.coords else "last"
+        picked[f"{name}@{label}"] = values.isel({dim: -1}, drop=True)
+    return xr.Dataset(picked)
+
+
+def posterior_summary(idata: Any, var_names: Sequence[str],
+                      states: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """ArviZ summary (mean, sd, 90% HDI, r_hat, ESS), one row per scalar.
+
+    Rows: ``var_names`` (those present), then the last value of each ``states`` variable
+    (see :func:`state_posterior`). Constant rows (sd 0) are dropped: they have no r_hat.
+    """
+    import arviz as az
+
+    posterior = idata.posterior if hasattr(idata, "posterior") else idata
+    present = [name for name in var_names if name in posterior]
+    table = xr.merge([posterior[present], state_posterior(posterior, states or {})])
+    with warnings.catch_warnings():
+        # Diagnostics of a constant slice divide by zero; those rows are dropped below.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        summary = az.summary(table, hdi_prob=0.9, round_to="none")
+    summary = summary[summary["sd"] > 0]
+    return summary.rename_axis("parameter").reset_index()
+
+
+def count_divergences(idata: Any) -> int:
+    """Number of divergent transitions over all chains (0 when the sampler stores none)."""
+    stats = getattr(idata, "sample_stats", None)
+    if stats is None or "diverging" not in stats:
+        return 0
+    return int(stats["diverging"].values.sum())
+
+
+def gate_values(summary: pd.DataFrame, divergences: int) -> dict[str, Any]:
+    """max r_hat, min bulk/tail ESS and divergences of a summary table.
+
+    A missing r_hat or ESS (NaN) counts as a failure, never as a pass.
+    """
+    def worst(column: str, pick: str) -> float:
+        values = summary[column].to_numpy(float)
+        if values.size == 0:
+            return float("nan")
+        if np.isnan(values).any():
+            return float("inf") if pick == "max" else float("nan")
+        return float(values.max() if pick == "max" else values.min())
+
+    return {"max_r_hat": worst("r_hat", "max"), "min_ess_bulk": worst("ess_bulk", "min"),
+            "min_ess_tail": worst("ess_tail", "min"), "divergences": int(divergences)}
+
+
+def check_gate(
+    diagnostics: Mapping[str, Any], gate: Mapping[str, float] | None = None
+) -> list[str]:
+    """Reasons a fit fails the convergence gate; empty when it passes."""
+    gate = {**DEFAULT_GATE, **(gate or {})}
+    reasons = []
+    if not diagnostics["max_r_hat"] <= gate["max_r_hat"]:
+        reasons.append(f"max r_hat {diagnostics['max_r_hat']:.3f} > {gate['max_r_hat']}")
+    if not diagnostics["min_ess_bulk"] >= gate["min_ess_bulk"]:
+        reasons.append(
+            f"min bulk ESS {diagnostics['min_ess_bulk']:.0f} < {gate['min_ess_bulk']:.0f}"
+        )
+    if diagnostics["divergences"] > gate["max_divergences"]:
+        reasons.append(f"{diagnostics['divergences']} divergences")
+    return reasons
+
+
+# --------------------------------------------------------------------------- predictive checks
+
+
+def predictive_coverage(observed: xr.Dataset, predictive: xr.Dataset,
+                        levels: Sequence[float] = (0.5, 0.9)) -> pd.DataFrame:
+    """Share of observations inside the central predictive intervals, per observed variable.
+
+    ``predictive`` has ``chain`` and ``draw`` dims plus the observed variable's own dims.
+    Returns one row per variable (and ``all`` pooled): n and ``coverage_50``, ``coverage_90``.
+    """
+    rows, pooled = [], {level: [] for level in levels}
+    for name in observed.data_vars:
+        if name not in predictive:
+            continue
+        draws = predictive[name].stack(sample=("chain", "draw")).transpose("sample", ...).values
+        actual = np.asarray(observed[name].values)
+        row: dict[str, Any] = {"variable": str(name), "n": int(actual.size)}
+        for level in levels:
+            low, high = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)
+            inside = (actual >= low) & (actual <= high)
+            row[f"coverage_{round(level * 100)}"] = float(inside.mean())
+            pooled[level].append(inside.reshape(-1))
+        rows.append(row)
+    if rows:
+        total = {"variable": "all", "n": int(sum(row["n"] for row in rows))}
+        for level in levels:
+            total[f"coverage_{round(level * 100)}"] = float(np.concatenate(pooled[level]).mean())
+        rows.append(total)
+    return pd.DataFrame(rows)
+
+
+def pooled_log_likelihood(idata: Any) -> Any:
+    """The InferenceData with every observed variable's pointwise log likelihood joined into
+    one variable ``obs`` (PSIS-LOO over all observations of the model)."""
+    import arviz as az
+
+    group = idata.log_likelihood
+    parts = [group[name].stack(point=[d for d in group[name].dims
+                                      if d not in ("chain", "draw")] or [])
+             if len(group[name].dims) > 2 else group[name].expand_dims(point=1)
+             for name in group.data_vars]
+    flat = [part.drop_vars([c for c in part.coords if c not in ("chain", "draw")])
+            .transpose("chain", "draw", "point") for part in parts]
+    joined = xr.concat(flat, dim="point")
+    joined = joined.assign_coords(point=np.arange(joined.sizes["point"]))
+    return az.InferenceData(posterior=idata.posterior,
+                            log_likelihood=xr.Dataset({"obs": joined}))
+
+
+def loo_report(idata: Any) -> dict[str, Any]:
+    """PSIS-LOO over all observations: elpd, its standard error, p_loo and Pareto k counts."""
+    import arviz as az
+
+    with warnings.catch_warnings():
+        # ArviZ warns when some k > 0.7; the counts below report it instead.
+        warnings.simplefilter("ignore", UserWarning)
+        loo = az.loo(pooled_log_likelihood(idata), pointwise=True)
+    k = np.asarray(loo.pareto_k.values)
+    return {
+        "elpd_loo": float(loo.elpd_loo), "se": float(loo.se), "p_loo": float(loo.p_loo),
+        "n": int(k.size),
+        "pareto_k_good": int((k <= 0.5).sum()),
+        "pareto_k_ok": int(((k > 0.5) & (k <= 0.7)).sum()),
+        "pareto_k_bad": int(((k > 0.7) & (k <= 1.0)).sum()),
+        "pareto_k_very_bad": int((k > 1.0).sum()),
+        "max_pareto_k": float(k.max()) if k.size else float("nan"),
+    }

@@ -1,0 +1,257 @@
+"""The fitted price-erosion model: decay table, predictions of observed prices, forecasts.
+
+Numpy, pandas and xarray only: forecasting from a stored fit never imports PyMC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from forecast.core.calendar import quarters_from
+from forecast.core.errors import ForecastError
+from forecast.core.stats import simulate_ar1
+from forecast.economics.chips import cost_per_effective_pflop_hour
+from forecast.models.fitted import Fitted
+from forecast.models.price.data import (
+    DAYS_PER_YEAR,
+    REFERENCE_TYPE,
+    identified_market_vendors,
+    price_class,
+)
+from forecast.models.price.math import NOISE_DOF, annual_change, log_price_mean
+
+
+class FittedPriceModel(Fitted):
+    """A fitted price-erosion model: posterior, data, diagnostics, forecasts."""
+
+    model_name: ClassVar[str] = "price"
+    model_version: ClassVar[str] = "2"
+
+    def decay_table(self, interval: float = 0.9) -> pd.DataFrame:
+        """Posterior annual price change per vendor (median and interval), as fractions."""
+        decay = self.stacked("decay")
+        vendors = [str(v) for v in self.posterior["vendor"].values]
+        lower, upper = (1 - interval) / 2, 1 - (1 - interval) / 2
+        change = annual_change(decay)
+        identified = set(identified_market_vendors(self.data["observations"]))
+        return pd.DataFrame({
+            "vendor": vendors,
+            "annual_change_median": np.median(change, axis=0),
+            f"annual_change_p{lower * 100:g}": np.quantile(change, lower, axis=0),
+            f"annual_change_p{upper * 100:g}": np.quantile(change, upper, axis=0),
+            # False: no market prices of one chip at two ages, so the rate is a prior draw.
+            "identified_by_data": [v in identified for v in vendors],
+        })
+
+    def predict_observations(self, frame: pd.DataFrame, draws: int = 1000,
+                             seed: int = 0) -> np.ndarray:
+        """Posterior predictive samples of observed prices (draws x rows), USD per chip-hour.
+
+        ``frame`` has the rental-price columns (date, chip, provider_or_index, pricing_type),
+        e.g. observations after a backtest cut-off. Chips and pricing types must have been
+        fitted. Includes the cycle (simulated forward past the fitted window) and the
+        Student-t observation noise of the row's price class.
+        """
+        rng = np.random.default_rng(seed)
+        pick = rng.integers(0, self.n_samples, size=draws)
+        fitted_chips = [str(c) for c in self.posterior["chip"].values]
+        types = [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
+        unknown = sorted(set(frame["chip"]) - set(fitted_chips))
+        unknown_types = sorted(set(frame["pricing_type"].astype(str)) - set(types))
+        if unknown or unknown_types:
+            raise ForecastError(f"no fitted parameters for chips {unknown} / pricing types "
+                                f"{unknown_types}")
+        catalogue = self.data["catalogue"].set_index("chip")
+        vendors = [str(v) for v in self.posterior["vendor"].values]
+        fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
+        quarters = frame["date"].dt.to_period("Q")
+        steps = max(0, (quarters.max() - fitted_quarters[-1]).n)
+        cycle_fit = self.stacked("cycle", pick)
+        future = simulate_ar1(self.stacked("cycle_rho", pick), self.stacked("cycle_sigma", pick),
+                              cycle_fit[:, -1], steps, rng)
+        cycle_all = np.concatenate([cycle_fit, future], axis=1)
+        cycle_idx = np.clip([(q - fitted_quarters[0]).n for q in quarters], 0,
+                            cycle_all.shape[1] - 1)
+
+        is_market = price_class(frame["pricing_type"].astype(str),
+                                frame["provider_or_index"]) == "market"
+        chip_idx = [fitted_chips.index(c) for c in frame["chip"]]
+        vendor_idx = [vendors.index(catalogue.loc[c, "vendor_group"]) for c in frame["chip"]]
+        release = catalogue.loc[frame["chip"], "release_date"].to_numpy()
+        age = np.maximum((frame["date"].to_numpy() - release) / np.timedelta64(1, "D")
+                         / DAYS_PER_YEAR, 0.0)
+        offsets_fit = np.concatenate([np.zeros((draws, 1)),
+                                      self.stacked("type_offset", pick)], axis=1)
+        type_idx = [types.index(t) for t in frame["pricing_type"].astype(str)]
+        slope = np.where(is_market[None, :], self.stacked("decay", pick)[:, vendor_idx],
+                         self.stacked("list_drift", pick)[:, None])
+        level = (self.stacked("launch_log_price", pick)[:, chip_idx] + offsets_fit[:, type_idx]
+                 + np.where(is_market[None, :], 0.0,
+                            self.stacked("list_premium", pick)[:, None]))
+        mean = log_price_mean(level, 0.0, slope, age[None, :], is_market[None, :].astype(float),
+                              cycle_all[:, cycle_idx])
+        scale = np.where(is_market[None, :], self.stacked("noise_market", pick)[:, None],
+                         self.stacked("noise_list", pick)[:, None])
+        noise = scale * rng.standard_t(NOISE_DOF, size=mean.shape)
+        return np.exp(mean + noise)
+
+    def forecast(
+        self,
+        quarters: int | Sequence[str] | pd.PeriodIndex,
+        draws: int | None = 1000,
+        seed: int = 0,
+        chips: Sequence[str] | None = None,
+        basis: str = "market",
+        pricing_type: str = REFERENCE_TYPE,
+        launch_prices: Mapping[str, Any] | None = None,
+        new_chips: pd.DataFrame | None = None,
+        utilisation: Mapping[str, Any] | None = None,
+    ) -> xr.Dataset:
+        """Sample paths of price per chip-hour (and cost per effective PFLOP-hour).
+
+        Parameters
+        ----------
+        quarters
+            The h quarters after the last fitted quarter (an int), or calendar quarters
+            ("2026Q1", ...) at or after the first fitted quarter.
+        draws, seed
+            Number of sample paths and the random seed (posterior samples picked by
+            :meth:`draw_index`).
+        chips
+            Catalogue chips (default: every chip with price history). Chips without history
+            need an entry in ``launch_prices``.
+        basis
+            "market" (neocloud and marketplace level: full decay and the market cycle) or
+            "list" (a hyperscaler's list price: the list premium, sticky decay, no cycle).
+        pricing_type
+            "on-demand" (default) or another fitted pricing type, whose offset is applied.
+        launch_prices
+            chip -> price per chip-hour at launch, at the forecast's basis (scalar or array of
+            ``draws``), for chips with no price history, e.g. Trainium3 from scenario inputs.
+        new_chips
+            Rows (chip, vendor_group, release_date, fp8_dense_tflops, bf16_dense_tflops) for
+            chips not in the catalogue (future chips from scenario inputs).
+        utilisation
+            vendor_group -> model-FLOP utilisation (scalar or ``draws`` array); when given, the
+            result also holds ``cost_per_pflop_hour`` (FP8 where available, else BF16).
+
+        Returns
+        -------
+        xarray.Dataset with ``price`` (draw, quarter, chip) in USD per chip-hour, NaN before a
+        chip's launch, and optionally ``cost_per_pflop_hour``.
+        """
+        periods = self._periods(quarters)
+        draws = self.n_samples if draws is None else int(draws)
+        if draws <= 0:
+            raise ForecastError(f"draws must be > 0, got {draws}")
+        if basis not in ("market", "list"):
+            raise ForecastError(f"basis must be 'market' or 'list', got {basis!r}")
+        catalogue = self._catalogue(new_chips)
+        fitted_chips = [str(c) for c in self.posterior["chip"].values]
+        chips = list(chips) if chips is not None else fitted_chips
+        launch_prices = dict(launch_prices or {})
+        for chip in chips:
+            if chip not in catalogue.index:
+                raise ForecastError(f"chip {chip!r} is not in the catalogue or new_chips")
+            if chip not in fitted_chips and chip not in launch_prices:
+                raise ForecastError(f"chip {chip!r} has no price history: give launch_prices")
+        rng = np.random.default_rng(seed)
+        pick = rng.integers(0, self.n_samples, size=draws)
+        offsets = self._level_offsets(pick, basis, pricing_type)
+        cycle = self._cycle(pick, periods, rng) if basis == "market" else np.zeros(
+            (draws, len(periods)))
+        prices = self._chip_prices(pick, periods, chips, catalogue, basis, offsets, cycle,
+                                   launch_prices)
+        coords = {"draw": np.arange(draws), "quarter": [str(p) for p in periods], "chip": chips}
+        result = xr.Dataset({"price": (("draw", "quarter", "chip"), prices)}, coords=coords)
+        result["price"].attrs.update(unit="USD per chip-hour", basis=basis,
+                                     pricing_type=pricing_type)
+        if utilisation is not None:
+            cost = _cost_per_pflop_hour(prices, chips, catalogue, utilisation)
+            result["cost_per_pflop_hour"] = (("draw", "quarter", "chip"), cost)
+            result["cost_per_pflop_hour"].attrs["unit"] = "USD per effective PFLOP-hour"
+        return result
+
+    def _periods(self, quarters: int | Sequence[str] | pd.PeriodIndex) -> pd.PeriodIndex:
+        fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
+        if isinstance(quarters, int | np.integer):
+            following = str(fitted_quarters[-1] + 1)
+            quarters = quarters_from(following, int(quarters))
+        periods = pd.PeriodIndex(quarters, freq="Q")
+        if len(periods) and periods.min() < fitted_quarters[0]:
+            raise ForecastError(f"forecast quarters start before the fitted market-price "
+                                f"window ({fitted_quarters[0]})")
+        return periods
+
+    def _catalogue(self, new_chips: pd.DataFrame | None) -> pd.DataFrame:
+        catalogue = self.data["catalogue"]
+        if new_chips is not None:
+            catalogue = pd.concat([catalogue, new_chips], ignore_index=True)
+        return catalogue.drop_duplicates("chip", keep="last").set_index("chip")
+
+    def _level_offsets(self, pick: np.ndarray, basis: str, pricing_type: str) -> np.ndarray:
+        """Log-price offset per draw of the pricing type (and the list premium on "list")."""
+        types = [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
+        if pricing_type not in types:
+            raise ForecastError(f"pricing type {pricing_type!r}: fitted types are "
+                                f"{', '.join(types)}")
+        offsets = np.zeros(len(pick))
+        if pricing_type != REFERENCE_TYPE:
+            offsets = self.stacked("type_offset", pick)[:, types.index(pricing_type) - 1]
+        if basis == "list":
+            offsets = offsets + self.stacked("list_premium", pick)
+        return offsets
+
+    def _cycle(self, pick: np.ndarray, periods: pd.PeriodIndex,
+               rng: np.random.Generator) -> np.ndarray:
+        """Cycle paths: the last fitted deviation continued, reverting at rho per quarter."""
+        fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
+        cycle_fit = self.stacked("cycle", pick)
+        steps = max(0, (periods.max() - fitted_quarters[-1]).n)
+        future = simulate_ar1(self.stacked("cycle_rho", pick), self.stacked("cycle_sigma", pick),
+                              cycle_fit[:, -1], steps, rng)
+        cycle_all = np.concatenate([cycle_fit, future], axis=1)
+        return cycle_all[:, np.array([(p - fitted_quarters[0]).n for p in periods])]
+
+    def _chip_prices(self, pick: np.ndarray, periods: pd.PeriodIndex, chips: list[str],
+                     catalogue: pd.DataFrame, basis: str, offsets: np.ndarray,
+                     cycle: np.ndarray, launch_prices: Mapping[str, Any]) -> np.ndarray:
+        """Price paths (draw, quarter, chip); NaN before a chip's launch."""
+        draws = len(pick)
+        fitted_chips = [str(c) for c in self.posterior["chip"].values]
+        vendors = [str(v) for v in self.posterior["vendor"].values]
+        decay = self.stacked("decay", pick)
+        launch = self.stacked("launch_log_price", pick)
+        list_drift = self.stacked("list_drift", pick)
+        quarter_mid = (periods.start_time + (periods.end_time - periods.start_time) / 2)
+        prices = np.full((draws, len(periods), len(chips)), np.nan)
+        for j, chip in enumerate(chips):
+            row = catalogue.loc[chip]
+            slope = decay[:, vendors.index(row["vendor_group"])] if basis == "market" \
+                else list_drift
+            age = ((quarter_mid - pd.Timestamp(row["release_date"])).days / DAYS_PER_YEAR)
+            age = np.asarray(age, dtype=float)
+            if chip in fitted_chips:
+                base = launch[:, fitted_chips.index(chip)] + offsets
+            else:
+                base = np.log(np.broadcast_to(np.asarray(launch_prices[chip], float), (draws,)))
+            log_price = log_price_mean(base[:, None], 0.0, slope[:, None],
+                                       np.maximum(age, 0.0)[None, :], 1.0, cycle)
+            prices[:, :, j] = np.where(age[None, :] >= 0, np.exp(log_price), np.nan)
+        return prices
+
+
+def _cost_per_pflop_hour(prices: np.ndarray, chips: list[str], catalogue: pd.DataFrame,
+                         utilisation: Mapping[str, Any]) -> np.ndarray:
+    """Price paths over effective PFLOPS (FP8 where the catalogue has it, else BF16)."""
+    draws = prices.shape[0]
+    tflops = catalogue.loc[chips, "fp8_dense_tflops"].fillna(
+        catalogue.loc[chips, "bf16_dense_tflops"]).to_numpy(float)
+    util = np.stack([np.broadcast_to(np.asarray(utilisation[catalogue.loc[c, "vendor_group"]],
+                                                float), (draws,)) for c in chips], axis=1)
+    return cost_per_effective_pflop_hour(prices, tflops[None, None, :], util[:, None, :])
