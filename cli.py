@@ -62,7 +62,7 @@ def cmd_data_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_scenarios_list(args: argparse.Namespace) -> int:
-    from forecast.scenarios.scenario import list_scenarios
+    from forecast.scenarios import list_scenarios
 
     for scenario in list_scenarios():
         parent = f" (extends {scenario.extends})" if scenario.extends else ""
@@ -71,7 +71,7 @@ def cmd_scenarios_list(args: argparse.Namespace) -> int:
 
 
 def cmd_scenarios_show(args: argparse.Namespace) -> int:
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     scenario = load_scenario(args.name)
     print(f"scenario {scenario.name}: {scenario.description}")
@@ -97,7 +97,7 @@ def cmd_scenarios_show(args: argparse.Namespace) -> int:
 
 
 def cmd_scenarios_validate(args: argparse.Namespace) -> int:
-    from forecast.scenarios.scenario import list_scenarios, load_scenario_file
+    from forecast.scenarios import list_scenarios, load_scenario_file
 
     scenarios = [load_scenario_file(Path(args.file))] if args.file else list_scenarios()
     for scenario in scenarios:
@@ -112,7 +112,7 @@ def cmd_scenarios_validate(args: argparse.Namespace) -> int:
 def cmd_economics(args: argparse.Namespace) -> int:
     from forecast.data.dataset import load_dataset
     from forecast.economics.chips import economics_table
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     dataset = load_dataset(args.data)
     scenario = load_scenario(args.scenario)
@@ -151,7 +151,7 @@ def cmd_series(args: argparse.Namespace) -> int:
     if args.quarters <= 0:
         raise ForecastError(f"--quarters must be > 0, got {args.quarters}")
     from forecast.pipeline.fitting import load_or_fit
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     scenario = load_scenario(args.scenario)
     bundle = load_or_fit(dataset, scenario, root=args.artifacts,
@@ -444,7 +444,7 @@ def cmd_fits_show(args: argparse.Namespace) -> int:
 def cmd_fits_diff(args: argparse.Namespace) -> int:
     from forecast.pipeline.revision import revision_table, to_markdown
     from forecast.pipeline.runner import fit_dataset
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
     from forecast.store.bundles import load_bundle
 
     old = load_bundle(args.old, args.artifacts)
@@ -499,7 +499,7 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from forecast.reporting.report import build_report
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     _check_draws(args)
     load_scenario(args.scenario)  # a bad name fails before anything is created

@@ -13,7 +13,7 @@ from forecast.models.share import ShareModel
 from forecast.pipeline.fitting import fit_all, load_or_fit
 from forecast.pipeline.results import Forecast
 from forecast.pipeline.simulate import simulate
-from forecast.scenarios.scenario import Scenario, list_scenarios, load_scenario
+from forecast.scenarios import Scenario, list_scenarios, load_scenario
 from forecast.store.bundles import FitBundle, list_fits, load_bundle
 
 __all__ = [

@@ -18,7 +18,7 @@ import pytest
 
 from forecast.data.dataset import load_dataset
 from forecast.pipeline.fitting import fit_all
-from forecast.scenarios.scenario import load_scenario
+from forecast.scenarios import load_scenario
 
 #: Sampler settings for plumbing tests: converged enough to be meaningful, not for inference.
 SMALL_SAMPLER = {"draws": 300, "tune": 600, "chains": 2}

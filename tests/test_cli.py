@@ -156,7 +156,7 @@ def test_garbage_collector_paused_only_for_the_command_itself() -> None:
         "import gc, runpy, sys\n"
         "import cli\n"
         "assert gc.isenabled() and gc.get_freeze_count() == 0\n"
-        "import forecast.scenarios.scenario as scenario\n"
+        "import forecast.scenarios as scenario\n"
         "original = scenario.list_scenarios\n"
         "def probe():\n"
         "    print(gc.isenabled(), gc.get_freeze_count() > 50_000)\n"

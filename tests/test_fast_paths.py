@@ -193,7 +193,7 @@ def test_forecast_modules_import_nothing_heavy() -> None:
         "import forecast.pipeline.runner, forecast.pipeline.simulate\n"
         "import forecast.store.bundles, forecast.pipeline.results\n"
         "from forecast.data.dataset import load_dataset\n"
-        "from forecast.scenarios.scenario import load_scenario\n"
+        "from forecast.scenarios import load_scenario\n"
         "from forecast.economics.cost_paths import scenario_cost_paths\n"
         "scenario = load_scenario('bull')\n"
         "inputs = scenario.sample(100, seed=1)\n"

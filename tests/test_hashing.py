@@ -10,7 +10,7 @@ import pandas as pd
 from forecast.data.dataset import load_dataset
 from forecast.data.hashing import content_digest
 from forecast.pipeline.fitting import model_inputs, model_key
-from forecast.scenarios.scenario import load_scenario
+from forecast.scenarios import load_scenario
 
 
 @dataclass(frozen=True)

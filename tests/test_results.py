@@ -11,7 +11,7 @@ from forecast.core.calendar import period_quarters
 from forecast.core.errors import ForecastError
 from forecast.pipeline.results import UNITS, Forecast, _q_name, check_paths
 from forecast.pipeline.theses import evaluate_thesis
-from forecast.scenarios.scenario import ThesisSpec
+from forecast.scenarios import ThesisSpec
 
 QUARTERS = [f"{y}Q{q}" for y in (2029, 2030) for q in range(1, 5)]
 VENDORS = ["nvidia", "aws", "other"]

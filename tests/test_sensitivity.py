@@ -32,7 +32,7 @@ from forecast.reporting.sensitivity import (
     tornado,
     tornado_table,
 )
-from forecast.scenarios.scenario import ThesisSpec, load_scenario
+from forecast.scenarios import ThesisSpec, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 Z90 = stats.norm.ppf(0.9)

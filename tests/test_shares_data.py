@@ -22,7 +22,7 @@ from forecast.economics.cost_paths import (
     scenario_cost_paths,
     share_inputs,
 )
-from forecast.scenarios.scenario import load_scenario
+from forecast.scenarios import load_scenario
 
 DRAWS = 800
 

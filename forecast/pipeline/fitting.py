@@ -138,7 +138,7 @@ def fit_all(
     ``extra_files`` builds further files for the fit directory from the finished bundle
     (the refit's revision report), written before the fit is published.
     """
-    from forecast.scenarios.scenario import DEFAULT_SCENARIOS_DIR
+    from forecast.scenarios import DEFAULT_SCENARIOS_DIR
 
     say = progress or (lambda message: None)
     scenario_list = list(scenarios) if isinstance(scenarios, Sequence) else [scenarios]

@@ -140,7 +140,7 @@ def refit(
     """
     from forecast.pipeline.fitting import fit_all
     from forecast.pipeline.revision import revision_table, to_json, to_markdown
-    from forecast.scenarios.scenario import list_scenarios, load_scenario
+    from forecast.scenarios import list_scenarios, load_scenario
 
     say = progress or (lambda message: None)
     cutoff = _parse_as_of(as_of)

@@ -89,7 +89,7 @@ def revision_table(new_bundle: FitBundle, new_dataset: Dataset, scenarios: list[
     """
     from forecast.pipeline.fitting import priors_digest
     from forecast.pipeline.simulate import simulate
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     rows: list[dict[str, Any]] = []
     for scenario in scenarios:

@@ -64,7 +64,7 @@ def load_run(
     are :func:`run_scenario`'s.
     """
     from forecast.pipeline.fitting import find_fit, load_or_fit
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
     from forecast.store.bundles import latest_data_dir
 
     scenario = load_scenario(name)

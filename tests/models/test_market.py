@@ -212,7 +212,7 @@ def fitted(fit_store):
     """The base scenario's market model from the session's fit store (fitted on the shipped
     data with a light sampler): one fit of the shipped data serves every test."""
     from forecast.pipeline.fitting import find_fit
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     return find_fit(load_scenario("base"), fit_store).models["market"]
 
@@ -222,7 +222,7 @@ def test_scenarios_sharing_a_compiled_sampler_get_their_own_ceiling(fit_store) -
     # The three markets share one compiled nutpie model; only the ceiling prior's pm.Data
     # differ. Had the swap failed, all three would sample the first scenario's prior.
     from forecast.pipeline.fitting import find_fit
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     medians = {}
     for name in ("bear", "base", "bull"):

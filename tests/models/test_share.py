@@ -226,7 +226,7 @@ def test_model_builds_on_the_shipped_data():
     from forecast.data.dataset import load_dataset
     from forecast.economics.cost_paths import share_inputs
     from forecast.models.share import build_share_model
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     data = share_inputs(load_dataset(), load_scenario("base"), draws=500, seed=0)
     model = build_share_model(data, ShareModel().priors)
@@ -236,7 +236,7 @@ def test_model_builds_on_the_shipped_data():
 
 
 def test_scenario_priors_are_accepted_and_unknown_ones_refused():
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     model = ShareModel(load_scenario("base").priors.get("share"))
     assert model.priors["ecosystem_nvidia"]["mu"] == 2.0
@@ -285,7 +285,7 @@ def test_parameter_recovery_from_simulated_data():
 def test_fit_on_shipped_data_converges_at_default_settings():
     from forecast.data.dataset import load_dataset
     from forecast.economics.cost_paths import share_inputs
-    from forecast.scenarios.scenario import load_scenario
+    from forecast.scenarios import load_scenario
 
     scenario = load_scenario("base")
     data = share_inputs(load_dataset(), scenario)

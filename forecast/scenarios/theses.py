@@ -1,0 +1,200 @@
+"""Theses: named claims about the forecast, checked against its draws.
+
+A thesis reads ``aggregate(metric over period) comparator threshold``, e.g. "the mean NVIDIA
+share over 2030 is at most 0.7". This module defines :class:`ThesisSpec` and validates the
+``[theses.<name>]`` tables of a scenario file; the evaluator lives with the forecasts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from forecast.core.calendar import parse_period, quarter_label
+from forecast.core.errors import ScenarioError
+from forecast.scenarios.locations import (
+    IDENTIFIER_PATTERN,
+    NAME_PATTERN,
+    Where,
+    check_keys,
+    expect_name,
+    expect_number,
+    expect_str,
+    expect_table,
+    fmt,
+)
+
+COMPARATORS: tuple[str, ...] = ("<", "<=", ">", ">=")
+AGGREGATES: tuple[str, ...] = ("mean", "sum", "last")
+_THESIS_REQUIRED = ("statement", "metric", "period", "comparator", "threshold")
+_THESIS_OPTIONAL = ("vendor", "aggregate", "numerator", "denominator", "unit")
+
+
+@dataclass(frozen=True)
+class ThesisSpec:
+    """A named claim: ``aggregate(metric over period) comparator threshold``.
+
+    Parameters
+    ----------
+    name : str
+        Thesis identifier.
+    statement : str
+        The claim in words.
+    metric : str
+        A forecast output name (``share``, ``spend``, ``tam``, ``aws_revenue_topdown``,
+        ``aws_revenue_bottomup``, ``custom_silicon_spend``, ``cost_per_pflop_hour_ratio``...).
+        Only its spelling is checked here; the thesis evaluator checks it exists.
+    period : str
+        ``"2030"``, ``"2030Q4"`` or ``"2026..2030"`` (see :func:`parse_period`).
+    comparator : str
+        One of ``<``, ``<=``, ``>``, ``>=``.
+    threshold : float
+        Value compared against, in the metric's unit.
+    vendor : str or None
+        Optional vendor selector (``nvidia``, ``aws``...).
+    aggregate : str, default "mean"
+        How the quarters of the period combine: ``mean``, ``sum`` or ``last``.
+    numerator, denominator : str or None
+        Catalogue chip names for ratio metrics.
+    unit : str or None
+        Optional unit of the threshold, for people.
+    """
+
+    name: str
+    statement: str
+    metric: str
+    period: str
+    comparator: str
+    threshold: float
+    vendor: str | None = None
+    aggregate: str = "mean"
+    numerator: str | None = None
+    denominator: str | None = None
+    unit: str | None = None
+
+    @property
+    def period_kind(self) -> str:
+        """``"year"``, ``"quarter"`` or ``"range"``."""
+        return parse_period(self.period)[0]
+
+    @property
+    def first_quarter(self) -> int:
+        """Quarter index of the period's first quarter."""
+        return parse_period(self.period)[1]
+
+    @property
+    def last_quarter(self) -> int:
+        """Quarter index of the period's last quarter (inclusive)."""
+        return parse_period(self.period)[2]
+
+    @property
+    def quarter_labels(self) -> list[str]:
+        """Labels of every quarter in the period, in order."""
+        return [quarter_label(i) for i in range(self.first_quarter, self.last_quarter + 1)]
+
+    def holds(self, values: np.ndarray | float) -> np.ndarray:
+        """Apply the comparator: which aggregated values satisfy the thesis.
+
+        Parameters
+        ----------
+        values : array_like
+            The aggregated metric, one value per draw.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+        """
+        values = np.asarray(values, dtype=float)
+        match self.comparator:
+            case "<":
+                return values < self.threshold
+            case "<=":
+                return values <= self.threshold
+            case ">":
+                return values > self.threshold
+            case ">=":
+                return values >= self.threshold
+        raise AssertionError(f"unhandled comparator {self.comparator}")  # pragma: no cover
+
+    def to_dict(self) -> dict[str, Any]:
+        """The thesis as a plain table (the form it takes in a scenario file)."""
+        table: dict[str, Any] = {
+            key: getattr(self, key) for key in (*_THESIS_REQUIRED, "aggregate")
+        }
+        for key in ("vendor", "numerator", "denominator", "unit"):
+            if getattr(self, key) is not None:
+                table[key] = getattr(self, key)
+        return table
+
+
+def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
+    """Validate one ``[theses.<name>]`` table and build its :class:`ThesisSpec`.
+
+    Parameters
+    ----------
+    name : str
+        The thesis name (already checked to be an identifier).
+    table : Any
+        The value found in the file (checked to be a table).
+    where : Where
+        Location of the table, for error messages.
+
+    Returns
+    -------
+    ThesisSpec
+
+    Raises
+    ------
+    ScenarioError
+        On an unknown or missing key, a bad period, comparator or aggregate, or a ratio
+        metric given only one of numerator and denominator.
+    """
+    table = expect_table(table, where)
+    check_keys(table, (*_THESIS_REQUIRED, *_THESIS_OPTIONAL), _THESIS_REQUIRED, where)
+    statement = expect_str(table["statement"], where.child("statement"))
+    metric = expect_name(table["metric"], where.child("metric"), IDENTIFIER_PATTERN, "metric")
+    period = table["period"]
+    try:
+        parse_period(period)
+    except ScenarioError as exc:
+        raise where.child("period").error(str(exc)) from None
+    comparator = table["comparator"]
+    if comparator not in COMPARATORS:
+        raise where.child("comparator").error(
+            f"must be one of {', '.join(COMPARATORS)}, got {fmt(comparator)}"
+        )
+    threshold = expect_number(table["threshold"], where.child("threshold"))
+    aggregate = table.get("aggregate", "mean")
+    if aggregate not in AGGREGATES:
+        raise where.child("aggregate").error(
+            f"must be one of {', '.join(AGGREGATES)}, got {fmt(aggregate)}"
+        )
+    vendor = table.get("vendor")
+    if vendor is not None:
+        expect_name(vendor, where.child("vendor"), NAME_PATTERN, "vendor")
+    numerator = table.get("numerator")
+    denominator = table.get("denominator")
+    if (numerator is None) != (denominator is None):
+        missing = "denominator" if denominator is None else "numerator"
+        raise where.child(missing).error("numerator and denominator must be given together")
+    if numerator is not None:
+        expect_str(numerator, where.child("numerator"))
+        expect_str(denominator, where.child("denominator"))
+    unit = table.get("unit")
+    if unit is not None:
+        expect_str(unit, where.child("unit"))
+    return ThesisSpec(
+        name=name,
+        statement=statement,
+        metric=metric,
+        period=period,
+        comparator=comparator,
+        threshold=threshold,
+        vendor=vendor,
+        aggregate=aggregate,
+        numerator=numerator,
+        denominator=denominator,
+        unit=unit,
+    )

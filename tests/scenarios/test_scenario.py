@@ -1,0 +1,126 @@
+"""Tests of the shipped scenario files and of the :class:`Scenario` they load into."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from forecast.core.calendar import quarter_label
+from forecast.scenarios import Scenario, list_scenarios, load_scenario, scenario_names
+
+REQUIRED_INPUTS = [
+    "mfu_nvidia",
+    "mfu_amd",
+    "mfu_google",
+    "mfu_aws",
+    "trainium2_price_usd_per_chip_hour",
+    "trainium3_price_usd_per_chip_hour",
+    "trainium4_launch_quarter",
+    "trainium4_fp8_multiplier",
+    "trainium4_price_ratio",
+    "nvidia_next_launch_quarter",
+    "nvidia_next_fp8_multiplier",
+    "nvidia_next_price_ratio",
+    "nvidia_price_response",
+    "electricity_usd_per_kwh",
+    "pue",
+    "chip_life_years",
+    "owner_utilisation",
+    "overhead_fraction",
+    "tam_ceiling_usd_billions",
+    "switching_speed_multiplier",
+    "aws_supply_cap_share",
+    "ecosystem_shift_per_year",
+    "trainium_fleet_growth_per_year",
+    "trainium_utilisation",
+]
+
+
+DEFAULT_THESES = {
+    "nvidia_share_2030_at_most_70pct",
+    "trainium3_half_cost",
+    "custom_silicon_50b_by_2027",
+    "custom_silicon_50b_by_2030",
+    "aws_revenue_50b_by_2030",
+}
+
+
+def test_shipped_scenarios_load_and_define_required_inputs() -> None:
+    names = scenario_names()
+    assert {"base", "bull", "bear"} <= set(names)
+    for scenario in list_scenarios():
+        missing = [name for name in REQUIRED_INPUTS if name not in scenario.inputs]
+        assert not missing, f"{scenario.name} lacks {missing}"
+        for spec in scenario.inputs.values():
+            assert spec.unit and spec.rationale, spec.name
+        assert set(scenario.theses) >= DEFAULT_THESES
+        assert scenario.chip_prices["Trainium2"] == "trainium2_price_usd_per_chip_hour"
+        assert scenario.chip_prices["Trainium3"] == "trainium3_price_usd_per_chip_hour"
+
+
+def test_bull_and_bear_inherit_from_base(base: Scenario) -> None:
+    bull, bear = load_scenario("bull"), load_scenario("bear")
+    for child in (bull, bear):
+        assert child.extends == "base"
+        assert child.lineage == ("base",)
+        assert list(child.inputs) == list(base.inputs)  # overrides keep the parent's order
+        assert child.inputs["pue"] == base.inputs["pue"]
+        assert child.theses == base.theses
+        assert child.priors == base.priors
+        assert (child.horizon, child.draws, child.seed) == (base.horizon, base.draws, base.seed)
+        assert child.digest() != base.digest()
+    # Bull favours AWS, bear the opposite.
+    for name in ("mfu_aws", "switching_speed_multiplier", "aws_supply_cap_share"):
+        assert bear.inputs[name].median() < base.inputs[name].median() < bull.inputs[name].median()
+    launch = "trainium4_launch_quarter"
+    assert (
+        bull.inputs[launch].median() < base.inputs[launch].median() < bear.inputs[launch].median()
+    )
+
+
+def test_base_priors_and_theses(base: Scenario) -> None:
+    decay = base.prior("price", "decay_mu")
+    assert decay is not None and decay.dist == "normal"
+    assert decay.params["mu"] == pytest.approx(-0.30)
+    assert set(base.priors["share"]) == {"price_coefficient", "ecosystem_nvidia"}
+    assert base.prior("share", "missing") is None
+    half = base.theses["trainium3_half_cost"]
+    assert (half.metric, half.comparator, half.threshold) == (
+        "cost_per_pflop_hour_ratio",
+        "<=",
+        0.5,
+    )
+    assert (half.numerator, half.denominator) == ("Trainium3", "H100 SXM5 80GB")
+    share = base.theses["nvidia_share_2030_at_most_70pct"]
+    assert (share.vendor, share.period_kind, share.aggregate) == ("nvidia", "year", "mean")
+    revenue = base.theses["aws_revenue_50b_by_2030"]
+    assert (revenue.aggregate, revenue.comparator, revenue.threshold) == ("sum", ">=", 50.0)
+
+
+def test_digest_is_stable(base: Scenario) -> None:
+    assert load_scenario("base").digest() == base.digest()
+
+
+def test_to_table(base: Scenario) -> None:
+    table = base.to_table()
+    assert list(table["input"]) == list(base.inputs)
+    expected = {"input", "dist", "params", "unit", "median", "p10", "p90", "summary", "rationale"}
+    assert expected <= set(table.columns)
+    row = table.set_index("input").loc["mfu_aws"]
+    assert row["median"] == pytest.approx(base.inputs["mfu_aws"].median())
+    assert row["p10"] < row["median"] < row["p90"]
+    assert row["params"] == "alpha=4.5, beta=10.5"
+    launch = table.set_index("input").loc["trainium4_launch_quarter"]
+    assert launch["summary"].startswith(quarter_label(int(launch["median"])))
+    assert table["rationale"].str.len().min() > 20
+
+
+def test_shipped_rationales_cite_or_assume() -> None:
+    # Every rationale either cites data/ or a named source, or calls itself an assumption.
+    for scenario in list_scenarios():
+        for spec in scenario.inputs.values():
+            text = spec.rationale or ""
+            cites = "data/" in text or "seed" in text or "(20" in text
+            assert cites or "ssumption" in text, (scenario.name, spec.name)
+            assert not math.isnan(spec.mean())
