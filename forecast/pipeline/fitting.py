@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -23,7 +22,8 @@ from typing import Any
 from forecast.core.errors import FitError
 from forecast.data.dataset import Dataset
 from forecast.data.hashing import content_digest
-from forecast.models.base import check_gate, prior_spec_dict
+from forecast.models.diagnostics import check_gate
+from forecast.models.registry import SCENARIO_MODELS, model_class
 from forecast.store.bundles import (
     FitBundle,
     _code_version,
@@ -35,29 +35,10 @@ from forecast.store.bundles import (
     save_bundle,
 )
 
-MODELS = ("price", "market", "share")
-_Z90 = 1.2815515655446004
-
-
-def ceiling_prior(scenario: Any) -> dict[str, Any] | None:
-    """Lognormal prior of the annual TAM ceiling matching the scenario input's P10-P90."""
-    spec = scenario.inputs.get("tam_ceiling_usd_billions")
-    if spec is None:
-        return None
-    p10, p50, p90 = (float(spec.quantile(q)) for q in (0.1, 0.5, 0.9))
-    return {"dist": "lognormal", "median": p50,
-            "sigma": (math.log(p90) - math.log(p10)) / (2 * _Z90)}
-
 
 def model_priors(scenario: Any) -> dict[str, dict[str, Any]]:
     """Prior overrides per model as plain dicts (what a fit depends on besides the data)."""
-    priors = {name: {key: prior_spec_dict(spec)
-                     for key, spec in scenario.priors.get(name, {}).items()}
-              for name in MODELS}
-    ceiling = ceiling_prior(scenario)
-    if ceiling is not None:
-        priors["market"]["__ceiling__"] = ceiling
-    return priors
+    return {name: model_class(name).scenario_priors(scenario) for name in SCENARIO_MODELS}
 
 
 def digest(value: Any) -> str:
@@ -70,18 +51,9 @@ def priors_digest(scenario: Any) -> str:
 
 
 def model_inputs(name: str, dataset: Dataset, scenario: Any) -> Any:
-    """What a model is fitted to: the prepared data (the share inputs depend on the scenario)."""
-    if name == "price":
-        from forecast.models.price import prepare_price_data
-
-        return {"prices": prepare_price_data(dataset), "catalogue": dataset.accelerators}
-    if name == "market":
-        from forecast.models.market import prepare_market_data
-
-        return prepare_market_data(dataset)
-    from forecast.economics.cost_paths import share_inputs
-
-    return share_inputs(dataset, scenario)
+    """What a model is fitted to: its ``prepare`` of the data (and of the scenario, for
+    models whose inputs depend on it)."""
+    return model_class(name)().prepare(dataset, scenario)
 
 
 def model_key(name: str, priors: Mapping[str, Any], inputs: Any) -> str:
@@ -91,22 +63,9 @@ def model_key(name: str, priors: Mapping[str, Any], inputs: Any) -> str:
     return f"{name}-{digest(identity)[:16]}"
 
 
-def _fit_model(name: str, dataset: Dataset, inputs: Any, priors: dict[str, Any],
+def _fit_model(name: str, inputs: Any, priors: dict[str, Any],
                sampler: Mapping[str, Any] | None) -> Any:
-    overrides = dict(sampler or {})
-    if name == "price":
-        from forecast.models.price import PriceModel
-
-        return PriceModel(priors=priors, sampler=overrides).fit(dataset)
-    if name == "market":
-        from forecast.models.market import MarketModel
-
-        own = {k: v for k, v in priors.items() if k != "__ceiling__"}
-        return MarketModel(priors=own, ceiling_prior=priors.get("__ceiling__"),
-                           sampler=overrides).fit(dataset)
-    from forecast.models.share import ShareModel
-
-    return ShareModel(priors=priors, sampler=overrides).fit(inputs)
+    return model_class(name)(priors=priors, sampler=dict(sampler or {})).fit(inputs)
 
 
 def _reusable(key: str, root: Any) -> Any | None:
@@ -151,7 +110,7 @@ def fit_all(
     for scenario in scenario_list:
         priors = model_priors(scenario)
         keys = {}
-        for name in MODELS:
+        for name in SCENARIO_MODELS:
             inputs = model_inputs(name, dataset, scenario)
             key = model_key(name, priors[name], inputs)
             keys[name] = key
@@ -166,7 +125,7 @@ def fit_all(
                     "and priors")
             else:
                 say(f"{name} ({scenario.name}): sampling...")
-                models[key] = _fit_model(name, dataset, inputs, priors[name], sampler)
+                models[key] = _fit_model(name, inputs, priors[name], sampler)
                 values = models[key].diagnostics()
                 say(f"{name} ({scenario.name}): done in {time.perf_counter() - start:.0f} s "
                     f"(max r_hat {values['max_r_hat']:.3f}, min ESS "

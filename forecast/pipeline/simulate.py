@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.calendar import quarter_index, quarter_labels, year_of
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
 from forecast.economics.aws_revenue import (
@@ -86,10 +87,12 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     if draws <= 0:
         raise ForecastError(f"draws must be > 0, got {draws}")
     market, share, price = (bundle.models[name] for name in ("market", "share", "price"))
-    data_end = pd.Period(market.timeline[-1], freq="Q")
-    if horizon < data_end.year + 1:
+    data_end = market.timeline[-1]
+    if horizon < year_of(data_end) + 1:
         raise ForecastError(f"horizon {horizon} is not after the end of the data "
                             f"({data_end}); give a later year")
+    # Every model forecasts the same quarters: from the market data's end to the horizon.
+    quarters = quarter_labels(quarter_index(data_end) + 1, quarter_index(f"{horizon}Q4"))
 
     if inputs is None:
         inputs = scenario.sample(draws, seed=seed)
@@ -97,13 +100,11 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         raise ForecastError(f"inputs have {len(inputs)} rows, not one per draw ({draws})")
     else:
         inputs = inputs.reset_index(drop=True)
-    market_paths = market.forecast(end=f"{horizon}Q4", draws=draws, seed=seed)
-    quarters = [str(q) for q in market_paths["quarter"].values]
-    tam = market_paths["total"]
+    tam = market.forecast(quarters, draws=draws, seed=seed)["total"]
 
     costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed)
     share_paths = share.forecast(
-        costs, draws=draws, seed=seed,
+        quarters, draws=draws, seed=seed, cost_paths=costs,
         supply_caps={"aws": _column(inputs, "aws_supply_cap_share")},
         ecosystem_shift=_column(inputs, "ecosystem_shift_per_year"),
         switching_speed=_column(inputs, "switching_speed_multiplier"),
@@ -118,7 +119,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
                    for group in ("nvidia", "amd", "google", "aws")}
     launch = {"Trainium2": _column(inputs, "trainium2_price_usd_per_chip_hour"),
               "Trainium3": _column(inputs, "trainium3_price_usd_per_chip_hour")}
-    prices = price.forecast(quarters, chips=list(PRICED_CHIPS), draws=draws, seed=seed,
+    prices = price.forecast(quarters, draws=draws, seed=seed, chips=list(PRICED_CHIPS),
                             basis="list", launch_prices=launch, utilisation=utilisation)
 
     aws_share = shares.sel(vendor="aws").values
@@ -154,5 +155,8 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     return Forecast(
         data=data, scenario=scenario.name, fit_id=bundle.fit_id, seed=seed,
         theses_specs=list(scenario.theses.values()), history=history,
-        meta={"horizon": horizon, "data_end": str(data_end), "draws": draws},
+        meta={"horizon": horizon, "data_end": data_end, "draws": draws,
+              # Thesis errors count the posterior's effective samples, not the paths.
+              "posterior_ess": min(model.diagnostics()["min_ess_bulk"]
+                                   for model in (market, share, price))},
     )

@@ -38,7 +38,6 @@ from typing import Any
 
 from forecast.core.errors import FitError
 
-MODEL_NAMES = ("price", "market", "share")
 
 DEFAULT_ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
@@ -180,15 +179,11 @@ def save_bundle(bundle: FitBundle, root: str | Path | None = None,
 
 
 def read_header(directory: Path) -> dict[str, Any]:
-    """A fit's ``bundle.json``; fits from before multi-scenario bundles get a scenario map."""
+    """A fit's ``bundle.json``."""
     try:
         header = json.loads((directory / "bundle.json").read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise FitError(f"{directory}: not a readable fit ({exc})") from None
-    if "scenarios" not in header and "priors_digest" in header:
-        header["scenarios"] = {str(header.get("scenario", "?")): {
-            "priors_digest": header["priors_digest"],
-            "models": {name: name for name in MODEL_NAMES}}}
     return header
 
 
@@ -237,14 +232,6 @@ def latest_data_dir(root: str | Path | None = None, published_only: bool = True)
     return None
 
 
-def _model_classes() -> dict[str, Any]:
-    from forecast.models.market import FittedMarket
-    from forecast.models.price import FittedPriceModel
-    from forecast.models.share import FittedShareModel
-
-    return {"price": FittedPriceModel, "market": FittedMarket, "share": FittedShareModel}
-
-
 def fit_directory(fit_id: str, root: str | Path | None = None) -> Path:
     directory = fits_dir(root) / "fits" / fit_id
     if not directory.is_dir() or fit_id.startswith("."):
@@ -254,11 +241,12 @@ def fit_directory(fit_id: str, root: str | Path | None = None) -> Path:
 
 def load_model(fit_id: str, key: str, root: str | Path | None = None) -> Any:
     """One fitted model of a stored fit by its key (``price-1a2b...`` or legacy ``price``)."""
-    name = key.split("-", 1)[0]
-    classes = _model_classes()
-    if name not in classes:
+    from forecast.models.registry import MODELS, name_of_key
+
+    name = name_of_key(key)
+    if name not in MODELS:
         raise FitError(f"fit {fit_id}: unknown model {key!r}")
-    return classes[name].load(fit_directory(fit_id, root) / key)
+    return MODELS[name].fitted_class.load(fit_directory(fit_id, root) / key)
 
 
 def load_bundle(fit_id: str, root: str | Path | None = None,

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from forecast.core.errors import FitError, ForecastError
+from forecast.core.stats import simulate_ar1
 from forecast.data.dataset import load_dataset
 from forecast.models.price import (
     FittedPriceModel,
@@ -21,7 +22,6 @@ from forecast.models.price import (
     ols_decay_rates,
     prepare_price_data,
     price_class,
-    simulate_ar1,
     simulate_price_observations,
 )
 
@@ -109,7 +109,7 @@ def test_unknown_prior_override_is_an_error():
 
 @pytest.fixture(scope="module")
 def small_fit(dataset):
-    return PriceModel().fit(dataset, **SMALL)
+    return PriceModel().fit_dataset(dataset, **SMALL)
 
 
 @pytest.mark.slow
@@ -168,7 +168,7 @@ def test_save_load_round_trip(small_fit, tmp_path):
 def test_loading_another_version_is_a_clear_error(small_fit, tmp_path):
     directory = small_fit.save(tmp_path / "fit")
     config = directory / "config.json"
-    config.write_text(config.read_text().replace('"model_version": "1"',
+    config.write_text(config.read_text().replace('"model_version": "2"',
                                                  '"model_version": "0"'))
     with pytest.raises(FitError, match="version 0"):
         FittedPriceModel.load(directory)
@@ -208,7 +208,7 @@ def test_parameter_recovery(dataset, seed):
         list_drift=0.02, type_offsets={"1-year commitment": -0.3, "3-year commitment": -0.6},
         noise=0.08, seed=seed)
     fake = dataclasses.replace(dataset, rental_prices=simulated)
-    fit = PriceModel().fit(fake, **{**SMALL, "random_seed": seed})
+    fit = PriceModel().fit_dataset(fake, **{**SMALL, "random_seed": seed})
     decay = fit.stacked("decay")
     vendors = [str(v) for v in fit.posterior["vendor"].values]
     # Vendors with many market observations carry the test; the others are prior-driven.

@@ -1,0 +1,44 @@
+"""The one registry of model classes: fitting, the fit store and simulation read it.
+
+A stored model is found by its name (the part of its key before the first ``-``), its
+fitted class loads it; a scenario's fit covers the models in :data:`SCENARIO_MODELS`.
+Importing this module does not import PyMC (the builders import it when they run).
+"""
+
+from __future__ import annotations
+
+from forecast.core.errors import FitError
+from forecast.models.diffusion import DiffusionModel
+from forecast.models.fitted import Fitted
+from forecast.models.market import MarketModel
+from forecast.models.price import PriceModel
+from forecast.models.protocol import BayesianModel
+from forecast.models.share import ShareModel
+
+#: Every model of the package, by name.
+MODELS: dict[str, type[BayesianModel]] = {
+    getattr(model, "name", None) or model.model_name  # type: ignore[attr-defined]
+    : model for model in (PriceModel, MarketModel, ShareModel, DiffusionModel)
+}
+
+#: The models a scenario's forecast needs, in fitting order.
+SCENARIO_MODELS: tuple[str, ...] = ("price", "market", "share")
+
+
+def model_class(name: str) -> type[BayesianModel]:
+    """The model class registered under ``name``."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        known = ", ".join(sorted(MODELS))
+        raise FitError(f"unknown model {name!r} (known: {known})") from None
+
+
+def fitted_class(name: str) -> type[Fitted]:
+    """The fitted class that loads a stored ``name`` model."""
+    return model_class(name).fitted_class
+
+
+def name_of_key(key: str) -> str:
+    """The model name of a stored model key (``market-1a2b...`` -> ``market``)."""
+    return key.split("-", 1)[0]

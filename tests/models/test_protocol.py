@@ -1,0 +1,81 @@
+"""Every registered model through the one protocol: prepare, build, fit, forecast, save, load,
+summary; and the stored InferenceData that ArviZ reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import arviz as az
+import numpy as np
+import pytest
+
+from forecast.data.dataset import load_dataset
+from forecast.models.protocol import BayesianModel
+from forecast.models.registry import MODELS, SCENARIO_MODELS, fitted_class
+from forecast.pipeline.fitting import find_fit
+from forecast.scenarios import load_scenario
+
+#: Light enough for a test, enough draws for the forecast to resample from.
+TINY = {"draws": 150, "tune": 150, "chains": 2, "nuts_sampler": "pymc"}
+
+
+def test_every_model_is_a_protocol_model() -> None:
+    assert set(SCENARIO_MODELS) <= set(MODELS)
+    for name, cls in MODELS.items():
+        assert issubclass(cls, BayesianModel) and cls.name == name
+        assert fitted_class(name).model_name == name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_protocol_round_trip(name: str, fit_store: Path, tmp_path: Path) -> None:
+    scenario = load_scenario("base")
+    model = MODELS[name].from_scenario(scenario)
+    inputs = model.prepare(load_dataset(), scenario)
+    built = model.build(inputs)
+    assert built.observed_RVs, f"{name}: the PyMC model observes nothing"
+    if name in SCENARIO_MODELS:
+        # The session's light fit store fitted these through the same template.
+        fitted = find_fit(scenario, fit_store).models[name]
+    else:
+        fitted = model.fit(inputs, **TINY)
+    time_dim = "quarter" if name in SCENARIO_MODELS else "period"
+    kwargs = _drivers(name, fitted)
+    paths = fitted.forecast(4, draws=60, seed=3, **kwargs)
+    first = next(iter(paths.data_vars.values()))
+    assert first.dims[:2] == ("draw", time_dim) and first.sizes["draw"] == 60
+    assert first.sizes[time_dim] == 4
+
+    fitted.save(tmp_path / name)
+    loaded = fitted_class(name).load(tmp_path / name)
+    again = loaded.forecast(4, draws=60, seed=3, **kwargs)
+    for var in paths.data_vars:
+        np.testing.assert_array_equal(again[var].values, paths[var].values)
+    summary = loaded.summary()
+    assert {"parameter", "r_hat", "ess_bulk"} <= set(summary.columns) and len(summary)
+    stored = az.from_netcdf(tmp_path / name / "posterior.nc")
+    for group in ("posterior", "sample_stats", "observed_data", "log_likelihood"):
+        assert group in stored.groups(), f"{name}: no {group} group"
+    # One pointwise log likelihood per observation of every observed variable.
+    for var in stored.observed_data.data_vars:
+        assert stored.log_likelihood[var].shape[2:] == stored.observed_data[var].shape
+
+
+def _drivers(name: str, fitted) -> dict:
+    """The model-specific forecast inputs of a scenario run (cost paths for shares)."""
+    if name != "share":
+        return {}
+    import xarray as xr
+
+    vendors = fitted.vendors
+    quarters = _following(fitted.quarters[-1], 4)
+    costs = np.ones((1, 4, len(vendors)))
+    return {"cost_paths": xr.DataArray(costs, dims=("draw", "quarter", "vendor"),
+                                       coords={"quarter": quarters, "vendor": vendors})}
+
+
+def _following(last: str, count: int) -> list[str]:
+    from forecast.core.calendar import quarter_index, quarter_labels
+
+    first = quarter_index(last) + 1
+    return quarter_labels(first, first + count - 1)
