@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-#: Default convergence gate (DESIGN section 6).
+#: Default convergence gate (docs/DESIGN.md section 6).
 DEFAULT_GATE = {"max_r_hat": 1.01, "min_ess_bulk": 400.0, "max_divergences": 0}
 
 

@@ -1,4 +1,4 @@
-"""The one protocol every Bayesian model of the package follows (DESIGN section 3).
+"""The one protocol every Bayesian model of the package follows (docs/DESIGN.md section 3).
 
 In the spirit of pymc-marketing's ``ModelBuilder`` and statsmodels' ``Model.fit() ->
 Results``, a model class holds *configuration only* (documented default priors, overridable
