@@ -15,7 +15,6 @@ revenue of AWS's own fleet) and are reported side by side, never summed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -39,7 +38,6 @@ HOURS_PER_QUARTER: Final = 365.25 * 24.0 / 4.0
 _USD_PER_BILLION: Final = 1e9
 _Z95: Final = 1.6448536269514722
 _EPOCH_METRIC: Final = "Epoch AI estimate: cumulative Trainium chips deployed"
-_BAND: Final = re.compile(r"5th-95th pct\s+([\d,]+)\s*-\s*([\d,]+)")
 
 ArrayLike = np.ndarray | xr.DataArray | float
 
@@ -219,8 +217,8 @@ def epoch_trainium_start(
 
     The rows of ``aws_custom_silicon`` named "Epoch AI estimate: cumulative Trainium chips
     deployed since 2024-01-01 (median)" hold the median in ``value`` and the 5th-95th
-    percentile band in ``notes``. These are model estimates, not disclosures; chips deployed
-    before 2024 and retirements are not in them.
+    percentile band in ``value_p5`` and ``value_p95``. These are model estimates, not
+    disclosures; chips deployed before 2024 and retirements are not in them.
 
     Parameters
     ----------
@@ -245,10 +243,10 @@ def epoch_trainium_start(
     median = float(latest["value"])
     if draws is None:
         return pd.Timestamp(latest["date"]), np.array([median])
-    match = _BAND.search(str(latest["notes"]))
-    if match is None:
-        raise ForecastError("the latest Epoch Trainium row has no 5th-95th percentile band")
-    p5, p95 = (float(g.replace(",", "")) for g in match.groups())
+    p5, p95 = float(latest["value_p5"]), float(latest["value_p95"])
+    if np.isnan(p5) or np.isnan(p95):
+        raise ForecastError("the latest Epoch Trainium row has no 5th-95th percentile band "
+                            "(value_p5, value_p95)")
     sigma = (np.log(p95) - np.log(p5)) / (2.0 * _Z95)
     rng = np.random.default_rng(seed)
     return pd.Timestamp(latest["date"]), median * np.exp(sigma * rng.standard_normal(draws))

@@ -13,7 +13,7 @@ from forecast.core.errors import DataValidationError
 from forecast.data.dataset import load_dataset
 from forecast.data.drop import REVISIONS_FILE, merge_drop, read_drop
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 REVENUE = "vendor_quarterly_revenue.csv"
 LATEST = pd.Timestamp("2025-07-31")
 

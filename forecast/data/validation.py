@@ -1,0 +1,159 @@
+"""Checks across rows and files: duplicates, names that must resolve, consistent ranges.
+
+:func:`~forecast.data.csv_reader.read_csv` checks each cell on its own; the checks here need
+more than one cell: a row repeating another's key, a chip or vendor named in one file that
+another file must define, a low above its high, a vendor group described two ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from forecast.core.errors import Issue
+from forecast.data.csv_reader import ParsedFile
+from forecast.data.schemas import SCHEMAS, VENDOR_COLUMNS, FileSchema
+
+__all__ = ["alias_map", "catalogue_chips", "check_tables", "known_vendors"]
+
+_VENDOR_FILE = "vendor_groups.csv"
+_AWS_FILE = "aws_custom_silicon.csv"
+
+
+def catalogue_chips(parsed: Mapping[str, ParsedFile]) -> set[str]:
+    """Chip names of the catalogue, from every well-formed row (bad cells included)."""
+    return {row["chip"].strip() for row in parsed["accelerators.csv"].raw}
+
+
+def alias_map(parsed: Mapping[str, ParsedFile]) -> dict[str, str]:
+    """Alias -> catalogue chip, from every well-formed row of ``chip_aliases.csv``."""
+    return {row["alias"].strip(): row["chip"].strip() for row in parsed["chip_aliases.csv"].raw}
+
+
+def known_vendors(parsed: Mapping[str, ParsedFile]) -> set[str]:
+    """Vendors of ``vendor_groups.csv``, from every well-formed row."""
+    return {row["vendor"].strip() for row in parsed[_VENDOR_FILE].raw}
+
+
+def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
+    """Every check across rows and files, appending problems to ``issues``.
+
+    Parameters
+    ----------
+    parsed : Mapping of str to ParsedFile
+        Every schema file as read by :func:`~forecast.data.csv_reader.read_csv`.
+    issues : list of Issue
+        Problems found are appended here.
+    """
+    for name, schema in SCHEMAS.items():
+        _check_duplicates(name, schema, parsed[name], issues)
+    _check_chips(parsed, issues)
+    _check_vendors(parsed, issues)
+    _check_vendor_groups(parsed[_VENDOR_FILE], issues)
+    _check_row_consistency(parsed, issues)
+
+
+def _check_duplicates(
+    name: str, schema: FileSchema, table: ParsedFile, issues: list[Issue]
+) -> None:
+    seen: dict[tuple, int] = {}
+    for row, line in zip(table.rows, table.lines, strict=True):
+        key = tuple(str(row[column]) for column in schema.duplicate_key)
+        if key in seen:
+            issues.append(
+                Issue(name, line, schema.duplicate_key[0],
+                      f"duplicate observation (same {', '.join(schema.duplicate_key)} "
+                      f"as line {seen[key]})")
+            )
+        else:
+            seen[key] = line
+
+
+def _check_chips(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
+    """Every chip named resolves to the catalogue (directly or through an alias)."""
+    catalogue = catalogue_chips(parsed)
+    aliases = alias_map(parsed)
+    for name, schema in SCHEMAS.items():
+        if schema.chip_column is None:
+            continue
+        table = parsed[name]
+        for row, line in zip(table.rows, table.lines, strict=True):
+            chip = row[schema.chip_column]
+            if name == "chip_aliases.csv":
+                ok = chip in catalogue
+            else:
+                ok = chip in catalogue or chip in aliases
+            if not ok:
+                issues.append(
+                    Issue(name, line, schema.chip_column,
+                          f"chip {chip!r} is not in accelerators.csv or chip_aliases.csv")
+                )
+
+
+def _check_vendors(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
+    """Every vendor named by the catalogue and the volume file is in ``vendor_groups.csv``."""
+    vendors = known_vendors(parsed)
+    for name, column in VENDOR_COLUMNS.items():
+        table = parsed[name]
+        for row, line in zip(table.rows, table.lines, strict=True):
+            if row[column] not in vendors:
+                issues.append(Issue(name, line, column,
+                                    f"vendor {row[column]!r} is not in {_VENDOR_FILE}"))
+
+
+def _check_vendor_groups(table: ParsedFile, issues: list[Issue]) -> None:
+    """One description per vendor group; share-model positions run 1..K once each."""
+    first: dict[str, tuple[dict, int]] = {}
+    for row, line in zip(table.rows, table.lines, strict=True):
+        group = row["vendor_group"]
+        if group not in first:
+            first[group] = (row, line)
+            continue
+        earlier, earlier_line = first[group]
+        for column in ("silicon", "share_model_order"):
+            if row[column] != earlier[column]:
+                issues.append(Issue(_VENDOR_FILE, line, column,
+                                    f"group {group!r} has {column} {earlier[column]!r} at line "
+                                    f"{earlier_line}; a group is described once"))
+    positions = sorted(row["share_model_order"] for row, _ in first.values()
+                       if row["share_model_order"] is not None)
+    if positions != list(range(1, len(positions) + 1)):
+        issues.append(Issue(_VENDOR_FILE, None, "share_model_order",
+                            f"the groups' positions must run 1..{len(positions)} once each, "
+                            f"got {positions}"))
+
+
+def _check_row_consistency(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
+    """Checks across columns of one row: low <= high, p5 <= median <= p95, start <= end."""
+    table = parsed["accelerator_unit_prices.csv"]
+    for row, line in zip(table.rows, table.lines, strict=True):
+        if row["price_usd_low"] > row["price_usd_high"]:
+            issues.append(Issue("accelerator_unit_prices.csv", line, "price_usd_low",
+                                f"low {row['price_usd_low']:g} > high {row['price_usd_high']:g}"))
+    table = parsed["epoch_chip_volume_estimates.csv"]
+    for row, line in zip(table.rows, table.lines, strict=True):
+        if not row["units_p5"] <= row["units_median"] <= row["units_p95"]:
+            issues.append(Issue("epoch_chip_volume_estimates.csv", line, "units_median",
+                                "units must satisfy p5 <= median <= p95"))
+        if row["start_date"][0] > row["end_date"][0]:
+            issues.append(Issue("epoch_chip_volume_estimates.csv", line, "end_date",
+                                "end_date is before start_date"))
+    table = parsed[_AWS_FILE]
+    for row, line in zip(table.rows, table.lines, strict=True):
+        _check_band(row, line, issues)
+
+
+def _check_band(row: dict, line: int, issues: list[Issue]) -> None:
+    """A 5-95% band has both ends and brackets its median (``value``)."""
+    low, high, value = row["value_p5"], row["value_p95"], row["value"]
+    if low is None and high is None:
+        return
+    if low is None or high is None:
+        missing = "value_p5" if low is None else "value_p95"
+        issues.append(Issue(_AWS_FILE, line, missing,
+                            "a band needs both value_p5 and value_p95"))
+    elif value is None:
+        issues.append(Issue(_AWS_FILE, line, "value", "a band needs its median in value"))
+    elif not low <= value <= high:
+        issues.append(Issue(_AWS_FILE, line, "value",
+                            f"must satisfy value_p5 <= value <= value_p95, got "
+                            f"{low:g} <= {value:g} <= {high:g}"))

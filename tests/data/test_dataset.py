@@ -1,0 +1,135 @@
+"""Tests of forecast.data.dataset: the shipped data load, normalised once."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from forecast.core.calendar import fiscal_to_calendar_quarter
+from forecast.data.dataset import PRICING_TYPES, parse_date, validate_data_dir
+
+# --------------------------------------------------------------------------- shipped data
+
+
+def test_shipped_data_is_valid(dataset):
+    assert validate_data_dir() == []
+    assert len(dataset.accelerators) == 26
+    assert dataset.accelerators["chip"].is_unique
+
+
+def test_every_row_has_a_source_and_confidence(dataset):
+    for name in ("accelerators", "revenue", "rental_prices", "unit_prices", "volumes"):
+        frame = getattr(dataset, name)
+        assert frame["source"].str.strip().str.len().gt(0).all(), name
+        assert frame["confidence"].isin(["verified", "recalled"]).all(), name
+
+
+def test_recalled_rows_are_flagged(dataset):
+    revenue = dataset.revenue
+    assert revenue["recalled"].sum() == (revenue["confidence"] == "recalled").sum() > 0
+    nvidia_fy2020q1 = revenue[(revenue["company"] == "NVIDIA")
+                              & (revenue["fiscal_period"] == "FY2020Q1")]
+    assert nvidia_fy2020q1["recalled"].item()
+
+
+def test_pricing_type_is_a_fixed_category(dataset):
+    pricing = dataset.rental_prices["pricing_type"]
+    assert isinstance(pricing.dtype, pd.CategoricalDtype)
+    assert tuple(pricing.cat.categories) == PRICING_TYPES
+    assert pricing.notna().all()
+
+
+def test_chip_aliases_resolve_to_catalogue_names(dataset):
+    catalogue = set(dataset.accelerators["chip"])
+    assert set(dataset.rental_prices["chip"]) <= catalogue
+    assert set(dataset.volumes["chip"]) <= catalogue
+    h100 = dataset.rental_prices[dataset.rental_prices["chip_as_recorded"] == "H100 SXM 80GB"]
+    assert (h100["chip"] == "H100 SXM5 80GB").all()
+
+
+def test_units_are_normalised(dataset):
+    # Trainium3's dense FP8 is 2,517 TFLOPS; the H100's dense FP8 is half its sparse headline.
+    spec = dataset.accelerators.set_index("chip")
+    assert spec.loc["H100 SXM5 80GB", "fp8_dense_tflops"] == pytest.approx(3958 / 2, rel=1e-3)
+    assert spec.loc["Trainium3", "fp8_dense_tflops"] == 2517
+    assert dataset.revenue["revenue_usd_billions"].between(0, 1000).all()
+    assert dataset.rental_prices["usd_per_chip_hour"].between(0, 50).all()
+
+
+@pytest.mark.parametrize(
+    ("fiscal_end", "calendar_quarter"),
+    [
+        ("2025-10-26", "2025Q3"),  # NVIDIA FY2026Q3: Jul 28 - Oct 26
+        ("2025-01-26", "2024Q4"),  # NVIDIA FY2025Q4: Oct 28 - Jan 26
+        ("2025-09-30", "2025Q3"),  # Amazon, calendar quarter
+        ("2025-08-03", "2025Q2"),  # Broadcom FY2025Q3: May 5 - Aug 3
+        ("2025-09-27", "2025Q3"),  # AMD, last Saturday of September
+    ],
+)
+def test_fiscal_quarters_map_to_calendar_quarters(fiscal_end, calendar_quarter):
+    assert str(fiscal_to_calendar_quarter(pd.Timestamp(fiscal_end))) == calendar_quarter
+
+
+def test_nvidia_series_has_one_row_per_calendar_quarter(dataset):
+    series = dataset.revenue_series("NVIDIA", "Data Center")
+    assert series["quarter"].is_unique
+    assert series["quarter"].is_monotonic_increasing
+
+
+@pytest.mark.parametrize(
+    ("text", "end", "precision"),
+    [
+        ("2025-03-17", "2025-03-17", "day"),
+        ("2025-09", "2025-09-30", "month"),
+        ("2025-Q1", "2025-03-31", "quarter"),
+        ("2024", "2024-12-31", "year"),
+    ],
+)
+def test_coarse_dates_take_the_end_of_their_span(text, end, precision):
+    assert parse_date(text) == (pd.Timestamp(end), precision)
+
+
+def test_as_of_drops_later_observations(dataset):
+    early = dataset.as_of("2024-07-01")
+    assert early.rental_prices["date"].max() <= pd.Timestamp("2024-07-01")
+    assert early.revenue["calendar_quarter_end"].max() <= pd.Timestamp("2024-07-01")
+    assert len(early.accelerators) == len(dataset.accelerators)
+    assert early.data_hash != dataset.data_hash
+
+
+def test_dataset_is_immutable(dataset):
+    with pytest.raises(AttributeError):
+        dataset.revenue = None
+
+
+def test_band_columns_read_back(dataset):
+    """Epoch's 5-95% bands, formerly in the notes, are columns with the same figures."""
+    silicon = dataset.aws_custom_silicon
+    epoch = silicon[silicon["metric"].str.startswith("Epoch AI estimate")].set_index("date")
+    bands = {
+        "2024-03-31": (62977, 265015),
+        "2024-06-30": (143178, 549213),
+        "2024-09-30": (265875, 881871),
+        "2024-12-31": (489708, 1333606),
+        "2025-03-31": (707123, 1544446),
+        "2025-06-30": (953420, 1792385),
+        "2025-09-30": (1237506, 2078956),
+    }
+    assert len(epoch) == len(bands)
+    for date, (low, high) in bands.items():
+        row = epoch.loc[pd.Timestamp(date)]
+        assert (row["value_p5"], row["value_p95"]) == (low, high)
+        assert row["value_p5"] <= row["value"] <= row["value_p95"]
+        assert "5th-95th" not in row["notes"]
+    others = silicon[~silicon["metric"].str.startswith("Epoch AI estimate")]
+    assert others[["value_p5", "value_p95"]].isna().all().all()
+    assert silicon[["value", "value_p5", "value_p95"]].dtypes.eq(float).all()
+
+
+def test_vendor_groups_table(dataset):
+    groups = dataset.vendor_groups.set_index("vendor")
+    assert list(groups.index) == ["NVIDIA", "AMD", "Google", "AWS", "Meta", "Microsoft", "Intel"]
+    assert set(groups["silicon"]) == {"merchant", "custom"}
+    assert str(groups["share_model_order"].dtype) == "Int64"
+    assert groups["source"].str.len().gt(0).all()
+    assert set(dataset.accelerators["vendor"]) <= set(groups.index)

@@ -1,0 +1,176 @@
+"""Tests of forecast.data validation: every class of error is caught and located."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from data_files import edit_cell, issue_strings
+
+from forecast.core.errors import DataValidationError
+from forecast.data.dataset import load_dataset, validate_data_dir
+
+# --------------------------------------------------------------------------- error classes
+
+
+def test_negative_price_is_rejected(data_copy):
+    edit_cell(data_copy, "gpu_rental_prices.csv", 2, "usd_per_chip_hour", "-4.10")
+    assert issue_strings(data_copy) == [
+        "gpu_rental_prices.csv:2:usd_per_chip_hour: must be in (0, 50], got -4.1 "
+        "(USD per chip-hour; an instance price must be divided by its chips)"
+    ]
+
+
+def test_zero_price_is_rejected(data_copy):
+    edit_cell(data_copy, "accelerators.csv", 5, "cloud_on_demand_usd_per_chip_hour", "0")
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.file, issue.row, issue.column) == (
+        "accelerators.csv", 5, "cloud_on_demand_usd_per_chip_hour")
+
+
+def test_instance_price_is_flagged_as_wrong_unit(data_copy):
+    edit_cell(data_copy, "gpu_rental_prices.csv", 3, "usd_per_chip_hour", "98.32")
+    (issue,) = validate_data_dir(data_copy)
+    assert "instance price" in issue.message
+
+
+def test_revenue_in_millions_is_flagged(data_copy):
+    edit_cell(data_copy, "vendor_quarterly_revenue.csv", 4, "revenue_usd_billions", "14514")
+    (issue,) = validate_data_dir(data_copy)
+    assert issue.column == "revenue_usd_billions" and "millions" in issue.message
+
+
+def test_unknown_chip_is_rejected(data_copy):
+    edit_cell(data_copy, "gpu_rental_prices.csv", 10, "chip", "H900")
+    assert issue_strings(data_copy) == [
+        "gpu_rental_prices.csv:10:chip: chip 'H900' is not in accelerators.csv or "
+        "chip_aliases.csv"
+    ]
+
+
+def test_bad_date_is_rejected(data_copy):
+    edit_cell(data_copy, "gpu_rental_prices.csv", 4, "date", "2024-13-45")
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.row, issue.column) == (4, "date")
+    assert "2024-13-45" in issue.message
+
+
+def test_empty_source_is_rejected(data_copy):
+    edit_cell(data_copy, "vendor_quarterly_revenue.csv", 7, "source", "  ")
+    assert issue_strings(data_copy) == ["vendor_quarterly_revenue.csv:7:source: source is empty"]
+
+
+def test_non_numeric_value_is_rejected(data_copy):
+    edit_cell(data_copy, "accelerators.csv", 3, "bf16_dense_tflops", "fast")
+    assert issue_strings(data_copy) == [
+        "accelerators.csv:3:bf16_dense_tflops: not a number, got 'fast'"
+    ]
+
+
+def test_unknown_pricing_type_is_rejected(data_copy):
+    edit_cell(data_copy, "gpu_rental_prices.csv", 5, "pricing_type", "on demand")
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.row, issue.column) == (5, "pricing_type")
+
+
+def test_duplicate_observation_is_rejected(data_copy):
+    path = data_copy / "gpu_rental_prices.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines + [lines[1]]), encoding="utf-8")
+    (issue,) = validate_data_dir(data_copy)
+    assert issue.row == len(lines) + 1
+    assert "duplicate observation" in issue.message and "line 2" in issue.message
+
+
+def test_missing_column_is_rejected(data_copy):
+    path = data_copy / "market_estimates.csv"
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False).drop(columns=["target_year"])
+    frame.to_csv(path, index=False)
+    assert issue_strings(data_copy) == ["market_estimates.csv:1:target_year: required column is "
+                                        "missing"]
+
+
+def test_inconsistent_range_is_rejected(data_copy):
+    edit_cell(data_copy, "accelerator_unit_prices.csv", 2, "price_usd_low", "25000")
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.row, issue.column) == (2, "price_usd_low")
+
+
+def test_all_errors_are_reported_at_once(data_copy):
+    edit_cell(data_copy, "gpu_rental_prices.csv", 2, "usd_per_chip_hour", "-1")
+    edit_cell(data_copy, "gpu_rental_prices.csv", 10, "chip", "H900")
+    edit_cell(data_copy, "gpu_rental_prices.csv", 4, "date", "yesterday")
+    edit_cell(data_copy, "vendor_quarterly_revenue.csv", 7, "source", "")
+    with pytest.raises(DataValidationError) as caught:
+        load_dataset(data_copy)
+    located = {(i.file, i.row, i.column) for i in caught.value.issues}
+    assert located == {
+        ("gpu_rental_prices.csv", 2, "usd_per_chip_hour"),
+        ("gpu_rental_prices.csv", 10, "chip"),
+        ("gpu_rental_prices.csv", 4, "date"),
+        ("vendor_quarterly_revenue.csv", 7, "source"),
+    }
+
+
+def test_missing_directory_is_an_error(tmp_path):
+    with pytest.raises(DataValidationError, match="data directory not found"):
+        load_dataset(tmp_path / "nowhere")
+
+
+# --------------------------------------------------------------------------- bands and vendors
+
+SILICON = "aws_custom_silicon.csv"
+VENDORS = "vendor_groups.csv"
+
+
+def test_malformed_band_is_located(data_copy):
+    edit_cell(data_copy, SILICON, 10, "value_p95", "2,078,956")
+    assert issue_strings(data_copy) == [
+        "aws_custom_silicon.csv:10:value_p95: not a number, got '2,078,956'"
+    ]
+    with pytest.raises(DataValidationError, match="aws_custom_silicon.csv:10:value_p95"):
+        load_dataset(data_copy)
+
+
+def test_band_needs_both_ends_and_brackets_its_median(data_copy):
+    edit_cell(data_copy, SILICON, 10, "value_p5", "")
+    edit_cell(data_copy, SILICON, 9, "value_p95", "1000")
+    edit_cell(data_copy, SILICON, 3, "value_p5", "400000")  # Project Rainier: a band added
+    edit_cell(data_copy, SILICON, 3, "value_p95", "450000")  # ... that misses its value
+    assert issue_strings(data_copy) == [
+        "aws_custom_silicon.csv:3:value: must satisfy value_p5 <= value <= value_p95, got "
+        "400000 <= 500000 <= 450000",
+        "aws_custom_silicon.csv:9:value: must satisfy value_p5 <= value <= value_p95, got "
+        "953420 <= 1.22682e+06 <= 1000",
+        "aws_custom_silicon.csv:10:value_p5: a band needs both value_p5 and value_p95",
+    ]
+
+
+def test_band_without_a_median_is_rejected(data_copy):
+    edit_cell(data_copy, SILICON, 2, "value_p5", "1")
+    edit_cell(data_copy, SILICON, 2, "value_p95", "2")
+    assert issue_strings(data_copy) == [
+        "aws_custom_silicon.csv:2:value: a band needs its median in value"
+    ]
+
+
+def test_vendor_must_be_in_vendor_groups(data_copy):
+    edit_cell(data_copy, "accelerators.csv", 2, "vendor", "Nvidia")
+    assert issue_strings(data_copy) == [
+        "accelerators.csv:2:vendor: vendor 'Nvidia' is not in vendor_groups.csv"
+    ]
+
+
+def test_vendor_group_is_described_once(data_copy):
+    edit_cell(data_copy, VENDORS, 7, "silicon", "merchant")  # Microsoft, other_custom
+    assert issue_strings(data_copy) == [
+        "vendor_groups.csv:7:silicon: group 'other_custom' has silicon 'custom' at line 6; "
+        "a group is described once"
+    ]
+
+
+def test_share_model_positions_run_from_one(data_copy):
+    edit_cell(data_copy, VENDORS, 3, "share_model_order", "7")
+    assert issue_strings(data_copy) == [
+        "vendor_groups.csv::share_model_order: the groups' positions must run 1..4 once each, "
+        "got [1, 3, 4, 7]"
+    ]
