@@ -55,7 +55,8 @@ def test_batched_vendor_log_shares_equal_the_per_draw_loop(draws: int) -> None:
 
 def _reference_pricing_rules(dataset, point_spread: float) -> dict:
     """The former pandas implementation of the observed and variant rules (no imputation)."""
-    from forecast.economics.cost_paths import _ASP_PATTERN, PricingRule, _catalogue
+    from forecast.economics.pricing import _ASP_PATTERN, PricingRule
+    from forecast.economics.pricing import covered_catalogue as _catalogue
 
     catalogue = _catalogue(dataset)
     relation = dict(zip(dataset.chip_aliases["alias"], dataset.chip_aliases["relation"],

@@ -1,8 +1,11 @@
-"""Tests of M5 revenue functions: hand computations, shapes and units."""
+"""Tests of forecast.economics.aws_revenue (M5): hand computations, shapes and units."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 
@@ -87,7 +90,7 @@ def test_epoch_start_reads_latest_cumulative_units():
     assert median[0] == pytest.approx(1_517_199)
     _, draws = epoch_trainium_start(dataset, draws=20_000, seed=1)
     assert np.median(draws) == pytest.approx(1_517_199, rel=0.02)
-    # The band in the notes is 1,237,506-2,078,956 chips; the lognormal fit roughly covers it.
+    # The band (value_p5, value_p95) is 1,237,506-2,078,956 chips; the fit roughly covers it.
     assert 1.1e6 < np.quantile(draws, 0.05) < 1.35e6
     assert 1.75e6 < np.quantile(draws, 0.95) < 2.2e6
 
@@ -100,3 +103,28 @@ def test_bottom_up_chain_keeps_units_and_dollars_apart():
     assert revenue.shape == fleet.shape
     # USD billions: a few billion a quarter, not chips.
     assert 1.0 < float(np.median(revenue)) < 100.0
+
+
+def test_epoch_start_draws_from_the_band_columns():
+    dataset = load_dataset()
+    table = dataset.aws_custom_silicon
+    epoch = table[table["metric"].str.startswith("Epoch AI estimate")]
+    latest = epoch.sort_values("date").index[-1]
+    assert (table.loc[latest, "value_p5"], table.loc[latest, "value_p95"]) == (1237506, 2078956)
+    _, draws = epoch_trainium_start(dataset, draws=50, seed=4)
+    sigma = (np.log(2078956.0) - np.log(1237506.0)) / (2.0 * 1.6448536269514722)
+    expected = 1517199.0 * np.exp(sigma * np.random.default_rng(4).standard_normal(50))
+    np.testing.assert_array_equal(draws, expected)
+
+    narrow = table.copy()
+    narrow.loc[latest, ["value_p5", "value_p95"]] = [1_500_000.0, 1_540_000.0]
+    _, tight = epoch_trainium_start(dataclasses.replace(dataset, aws_custom_silicon=narrow),
+                                    draws=50, seed=4)
+    assert tight.std() < draws.std() / 10
+
+    narrow.loc[latest, ["value_p5", "value_p95"]] = [np.nan, np.nan]
+    with pytest.raises(ForecastError, match="no 5th-95th percentile band"):
+        epoch_trainium_start(dataclasses.replace(dataset, aws_custom_silicon=narrow), draws=5)
+    # Without draws the median alone is enough.
+    date, median = epoch_trainium_start(dataclasses.replace(dataset, aws_custom_silicon=narrow))
+    assert date == pd.Timestamp("2025-09-30") and median[0] == 1517199.0

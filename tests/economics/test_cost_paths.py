@@ -1,0 +1,99 @@
+"""Tests of forecast.economics.cost_paths: vendor cost paths under scenario draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.core.calendar import quarter_index
+from forecast.core.errors import ForecastError
+from forecast.economics.chip_costs import TCO_INPUTS, chip_capex, chip_specs, cost_per_pflop
+from forecast.economics.cost_paths import (
+    UNWIRED_CHIP_PRICES,
+    launch_prices,
+    scenario_cost_paths,
+)
+from forecast.economics.vendors import share_vendors
+
+T2_PRICE = "trainium2_price_usd_per_chip_hour"
+T3_PRICE = "trainium3_price_usd_per_chip_hour"
+
+
+@pytest.fixture(scope="module")
+def draws(scenario):
+    return scenario.sample(200, seed=5)
+
+
+def test_scenario_cost_paths_shape_and_trainium3(dataset, scenario, draws):
+    quarters = [str(q) for q in pd.period_range("2025Q4", "2027Q4", freq="Q")]
+    paths = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices)
+    assert paths.shape == (200, len(quarters), len(share_vendors(dataset)))
+    assert np.isfinite(paths.values).all() and (paths.values > 0).all()
+    # Trainium3 (released 2025-12) lowers AWS's median cost once it has ramped.
+    aws = paths.sel(vendor="aws").median("draw")
+    assert float(aws.sel(quarter="2026Q3")) < float(aws.sel(quarter="2025Q4"))
+    with pytest.raises(ForecastError, match="lack"):
+        scenario_cost_paths(dataset, draws.drop(columns=["mfu_aws"]), quarters,
+                            chip_prices=scenario.chip_prices)
+
+
+def test_without_a_table_the_shipped_scenarios_applies(dataset, scenario, draws):
+    from forecast.scenarios import load_scenario
+
+    for name in ("base", "bull", "bear"):
+        assert load_scenario(name).chip_prices == UNWIRED_CHIP_PRICES
+    quarters = ["2026Q1", "2026Q2"]
+    explicit = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices)
+    implicit = scenario_cost_paths(dataset, draws, quarters)
+    np.testing.assert_array_equal(implicit.values, explicit.values)
+
+
+def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario, draws):
+    """Trainium3 priced from another input: its capex is Trainium2's x that price / T2's."""
+    quarter = "2026Q2"  # Trainium3 (2025Q4) fully ramped; Trainium4 only in some draws
+    doubled = draws.assign(trainium3_alt=2.0 * draws[T3_PRICE])
+    table = {**scenario.chip_prices, "Trainium3": "trainium3_alt"}
+    base = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=scenario.chip_prices)
+    alt = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=table)
+    for vendor in ("nvidia", "amd", "google"):
+        np.testing.assert_array_equal(alt.sel(vendor=vendor), base.sel(vendor=vendor))
+
+    # By hand: the AWS offer is the cheapest of its catalogue chips and Trainium3.
+    specs, capex = chip_specs(dataset), chip_capex(dataset, [2025])[2025]
+    aws = [c for c in capex.index if specs.loc[c, "vendor_group"] == "aws" and c != "Trainium3"]
+    col = {name: doubled[name].to_numpy(float)[:, None] for name in TCO_INPUTS}
+    mfu = doubled["mfu_aws"].to_numpy(float)[:, None]
+    others = cost_per_pflop(np.outer(np.ones(len(doubled)), capex[aws].to_numpy(float)),
+                            specs.loc[aws, "tflops"].to_numpy(float),
+                            specs.loc[aws, "tdp_w"].to_numpy(float)[None, :], mfu, col)
+    t3_capex = float(capex["Trainium2"]) * doubled["trainium3_alt"].to_numpy(float) / doubled[
+        T2_PRICE].to_numpy(float)
+    t3 = cost_per_pflop(t3_capex[:, None], specs.loc["Trainium3", "tflops"],
+                        specs.loc["Trainium3", "tdp_w"], mfu, col)[:, 0]
+    expected = np.minimum(others.min(axis=1), t3)
+    before_t4 = doubled["trainium4_launch_quarter"].to_numpy() > quarter_index(quarter)
+    assert before_t4.sum() > 50
+    got = alt.sel(vendor="aws", quarter=quarter).values
+    np.testing.assert_allclose(got[before_t4], expected[before_t4], rtol=1e-12)
+    assert (got >= base.sel(vendor="aws", quarter=quarter).values).all()
+
+
+def test_chip_prices_outside_the_covered_vendors_are_ignored(dataset, scenario, draws):
+    quarters = ["2026Q1"]
+    base = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices)
+    more = {**scenario.chip_prices, "Maia 100": T2_PRICE}  # Microsoft: not in the share model
+    same = scenario_cost_paths(dataset, draws, quarters, chip_prices=more)
+    np.testing.assert_array_equal(same.values, base.values)
+    with pytest.raises(ForecastError, match="not in accelerators.csv"):
+        scenario_cost_paths(dataset, draws, quarters, chip_prices={"Trainium 3": T3_PRICE})
+
+
+def test_launch_prices_follow_the_table(scenario, draws):
+    prices = launch_prices(scenario.chip_prices, draws)
+    assert list(prices) == ["Trainium2", "Trainium3"]
+    np.testing.assert_array_equal(prices["Trainium3"], draws[T3_PRICE].to_numpy(float))
+    moved = launch_prices({"Trainium3": T2_PRICE}, draws)
+    np.testing.assert_array_equal(moved["Trainium3"], draws[T2_PRICE].to_numpy(float))
+    with pytest.raises(ForecastError, match="no input 'missing_price'"):
+        launch_prices({"Trainium3": "missing_price"}, draws)

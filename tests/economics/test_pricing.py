@@ -1,0 +1,62 @@
+"""Tests of forecast.economics.pricing: which rule prices each chip, and the price draws."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from forecast.economics.pricing import (
+    price_key,
+    pricing_rules,
+    pricing_table,
+    sample_unit_prices,
+)
+from forecast.economics.vendors import share_vendors
+
+
+def test_every_volume_row_has_a_price_rule(dataset):
+    rules = pricing_rules(dataset)
+    volumes = dataset.volumes[dataset.volumes["vendor_group"].isin(share_vendors(dataset))]
+    for recorded, chip in zip(volumes["chip_as_recorded"], volumes["chip"], strict=True):
+        assert price_key(recorded, chip, rules) in rules
+
+
+def test_pricing_methods_follow_the_documented_hierarchy(dataset):
+    rules = pricing_rules(dataset)
+    assert rules["H100 SXM5 80GB"].method == "asp_range"
+    assert rules["H20"].method == "asp_range"  # the variant's own ASP, not H100's
+    assert rules["H100 SXM5 80GB"].range_for(2024) == (23000.0, 30000.0)
+    assert rules["H100 SXM5 80GB"].range_for(2030) == rules["H100 SXM5 80GB"].range_for(2025)
+    assert rules["B200"].method == "observed"
+    assert rules["B300 (Blackwell Ultra, HGX)"].neighbour == "GB300 (Blackwell Ultra, per GPU)"
+    # AWS has no priced chip: its chips borrow from custom silicon (Google's TPUs).
+    assert rules["Trainium2"].method == "imputed"
+    assert rules[rules["Trainium2"].neighbour].vendor_group == "google"
+    # A single point price is widened; no imputation chains.
+    low, high = rules["Instinct MI250X"].range_for(2024)
+    assert low == pytest.approx(14500 * 0.75) and high == pytest.approx(14500 * 1.25)
+    for rule in rules.values():
+        if rule.method == "imputed":
+            assert rules[rule.neighbour].method != "imputed"
+    table = pricing_table(dataset)
+    assert {"price_key", "method", "neighbour"} <= set(table.columns)
+
+
+def test_custom_silicon_groups_come_from_the_vendor_groups_file(dataset):
+    """AWS borrows a custom-silicon neighbour only while the data call Google custom."""
+    groups = dataset.vendor_groups.copy()
+    groups.loc[groups["vendor"] == "Google", "silicon"] = "merchant"
+    rules = pricing_rules(dataclasses.replace(dataset, vendor_groups=groups))
+    assert "Trainium2" not in rules  # no custom-silicon chip with a price of its own is left
+    assert rules["TPU v5p"].method == "imputed"  # same-group neighbours are still used
+
+
+def test_imputed_price_is_the_neighbours_times_a_tflops_factor(dataset):
+    rules = pricing_rules(dataset)
+    rule = rules["Trainium2"]
+    draws = sample_unit_prices(rules, [2025], 2000, np.random.default_rng(0))
+    ratio = draws["Trainium2", 2025] / draws[rule.neighbour, 2025]
+    low, high = sorted((1.0, rule.tflops_ratio))
+    assert ((ratio >= low - 1e-12) & (ratio <= high + 1e-12)).all()
