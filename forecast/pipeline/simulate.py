@@ -39,7 +39,7 @@ from forecast.economics.aws_revenue import (
     epoch_trainium_start,
     trainium_fleet,
 )
-from forecast.economics.cost_paths import scenario_cost_paths
+from forecast.economics.cost_paths import launch_prices, scenario_cost_paths
 from forecast.pipeline.results import Forecast, check_paths
 from forecast.store.bundles import FitBundle
 
@@ -102,7 +102,8 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         inputs = inputs.reset_index(drop=True)
     tam = market.forecast(quarters, draws=draws, seed=seed)["total"]
 
-    costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed)
+    costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed,
+                                chip_prices=scenario.chip_prices)
     share_paths = share.forecast(
         quarters, draws=draws, seed=seed, cost_paths=costs,
         supply_caps={"aws": _column(inputs, "aws_supply_cap_share")},
@@ -117,8 +118,8 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
 
     utilisation = {group: _column(inputs, f"mfu_{group}")
                    for group in ("nvidia", "amd", "google", "aws")}
-    launch = {"Trainium2": _column(inputs, "trainium2_price_usd_per_chip_hour"),
-              "Trainium3": _column(inputs, "trainium3_price_usd_per_chip_hour")}
+    # Chips with no price history start from the scenario's [chip_prices] inputs.
+    launch = launch_prices(scenario.chip_prices, inputs)
     prices = price.forecast(quarters, draws=draws, seed=seed, chips=list(PRICED_CHIPS),
                             basis="list", launch_prices=launch, utilisation=utilisation)
 
