@@ -1,26 +1,30 @@
-"""Rolling-origin backtests: refit at each cut-off, forecast 1..H quarters, score.
+"""Rolling-origin backtest of the market model: refit at each cut-off, forecast 1..H quarters.
 
-A *forecaster* is any callable ``(dataset_as_of, series_names, horizon, draws, seed) ->
+A *forecaster* here is any callable ``(dataset_as_of, series_names, horizon, draws, seed) ->
 {series: ndarray (draws, horizon)}`` returning sample paths of each series' next ``horizon``
 fiscal quarters after its last observation in ``dataset_as_of``. Adapters make one from the
 Bayesian market model (:class:`MarketForecaster`, refitted on ``dataset.as_of(cutoff)``) and
 from any baseline of :mod:`forecast.evaluation.baselines` (:class:`BaselineForecaster`).
 
-:func:`rolling_origin` runs them over cut-offs and returns a tidy frame (model, series,
-cutoff, horizon, metric, value); :func:`summarize` averages it per model and metric, over all
-horizons and per horizon. :func:`backtest_market` is the CLI entry point
-(``python cli.py backtest market``).
+The runs go through the shared harness (:mod:`forecast.evaluation.harness`): each
+(forecaster, cut-off) fit is one independent task. :func:`market_scores` returns the
+harness's tidy frame (one row per model, series, cut-off and horizon, with every shared
+score); :func:`rolling_origin` the same scores in long form (model, series, cutoff, horizon,
+metric, value); :func:`summarize` averages the long form per model and metric, over all
+horizons and per horizon. :func:`backtest_market` is the CLI entry point (``python cli.py
+backtest market``).
 
-Scores (see :mod:`forecast.evaluation.scoring`): ``crps`` (USD bn), ``crps_log`` (on log revenue:
-comparable across scales), ``pinball`` (mean over the quantile levels) and ``pinball_qXXX``,
-``coverage_80`` / ``coverage_95`` (share of outcomes inside the central interval) and
-``interval_score_80`` / ``interval_score_95``.
+Metrics of the long form (see :func:`forecast.evaluation.harness.score_cells`): ``crps``
+(USD bn), ``crps_log`` (on log revenue: comparable across scales), ``pinball`` (mean over the
+10%, 50% and 90% quantiles) and ``pinball_qXXX``, ``coverage_80`` / ``coverage_95`` (share of
+outcomes inside the central interval), ``interval_score_80`` / ``interval_score_95`` and
+``pit``.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,7 +32,7 @@ import pandas as pd
 
 from forecast.core.calendar import next_fiscal_labels
 from forecast.core.errors import ForecastError
-from forecast.evaluation import scoring
+from forecast.evaluation import harness, scoring
 from forecast.evaluation.baselines import BASELINES
 from forecast.models.market import MarketModel, observed_series
 
@@ -37,6 +41,21 @@ Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]
 #: Backtest sampler settings of the Bayesian model: fewer draws than a publication fit
 #: (scores need a few hundred paths, not ESS 400 on every parameter).
 BACKTEST_SAMPLER: dict[str, Any] = {"draws": 500, "tune": 500, "chains": 2}
+
+#: Long-form metric name of each harness score column.
+METRICS: dict[str, str] = {
+    "crps": "crps", "log_crps": "crps_log", "pinball": "pinball",
+    **{harness.pinball_column(q): f"pinball_q{q * 100:05.1f}" for q in harness.PINBALL_LEVELS},
+    "in_80": "coverage_80", "in_95": "coverage_95",
+    "interval_score_80": "interval_score_80", "interval_score_95": "interval_score_95",
+    "pit": "pit",
+}
+
+
+class SeriesPaths(dict):
+    """Paths per series (a plain dict to its callers) with the fit's diagnostics in ``info``."""
+
+    info: dict[str, Any]
 
 
 class BaselineForecaster:
@@ -59,20 +78,77 @@ class BaselineForecaster:
 
 
 class MarketForecaster:
-    """Adapter: fit the market model on the cut data, forecast each observed series."""
+    """Adapter: fit the market model on the cut data, forecast each observed series.
+
+    Returns a :class:`SeriesPaths` whose ``info`` holds the fit's diagnostics (cut-off date,
+    convergence, ``fit_seconds``).
+    """
 
     def __init__(self, model: MarketModel | None = None, **sampler: Any):
         self.model = model or MarketModel()
         self.sampler = {**BACKTEST_SAMPLER, **sampler}
-        self.fits: list[dict[str, Any]] = []
 
     def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
-                 seed: int) -> dict[str, np.ndarray]:
-        fitted = self.model.fit(dataset, random_seed=seed, **self.sampler)
-        self.fits.append({"as_of": str(dataset.as_of_date), **fitted.diagnostics(),
-                          "fit_seconds": fitted.meta.get("fit_seconds")})
-        return {name: fitted.series_paths(name, horizon, draws=draws, seed=seed)[1]
-                for name in series if name in fitted.series_names()}
+                 seed: int) -> SeriesPaths:
+        # The model protocol fits a dataset with fit_dataset (fit takes prepared inputs);
+        # a model not yet on the protocol fits the dataset directly.
+        fit = getattr(self.model, "fit_dataset", self.model.fit)
+        fitted = fit(dataset, random_seed=seed, **self.sampler)
+        paths = SeriesPaths({name: fitted.series_paths(name, horizon, draws=draws, seed=seed)[1]
+                             for name in series if name in fitted.series_names()})
+        paths.info = {"as_of": str(dataset.as_of_date), **fitted.diagnostics(),
+                      "fit_seconds": fitted.meta.get("fit_seconds")}
+        return paths
+
+
+@dataclass(frozen=True)
+class CutoffForecast:
+    """A forecaster as a harness task body: ``(cutoff) -> Forecast`` on ``dataset.as_of``."""
+
+    dataset: Any
+    forecaster: Forecaster
+    series: tuple[str, ...]
+    horizon: int
+    draws: int
+    seed: int
+
+    def __call__(self, cutoff: pd.Timestamp) -> harness.Forecast:
+        """Fit as of ``cutoff``; cells (series, h) for h = 1..horizon."""
+        paths = self.forecaster(self.dataset.as_of(cutoff), self.series, self.horizon,
+                                self.draws, self.seed)
+        cells = {(name, h): np.asarray(sample, dtype=float)[:, h - 1]
+                 for name, sample in paths.items() for h in range(1, self.horizon + 1)}
+        return harness.Forecast(cells, dict(getattr(paths, "info", {})))
+
+
+@dataclass(frozen=True)
+class MarketActuals:
+    """The outcomes after a cut-off: each series' next ``horizon`` fiscal quarters."""
+
+    dataset: Any
+    series: tuple[str, ...]
+    horizon: int
+
+    def labels(self, cutoff: pd.Timestamp) -> dict[harness.Cell, str]:
+        """Fiscal period of each cell: the h-th quarter after the series' last one as of
+        ``cutoff`` (series with no history then have none)."""
+        cut = self.dataset.as_of(cutoff)
+        out: dict[harness.Cell, str] = {}
+        for name in self.series:
+            history = observed_series(cut, name)
+            if history.empty:
+                continue
+            last = str(history["fiscal_period"].iloc[-1])
+            for h, label in enumerate(next_fiscal_labels(last, self.horizon), start=1):
+                out[(name, h)] = label
+        return out
+
+    def __call__(self, cutoff: pd.Timestamp) -> dict[harness.Cell, float]:
+        """Reported value of every cell whose quarter has been reported."""
+        truth = {name: observed_series(self.dataset, name).set_index("fiscal_period")["value"]
+                 for name in self.series}
+        return {cell: float(truth[cell[0]][label])
+                for cell, label in self.labels(cutoff).items() if label in truth[cell[0]].index}
 
 
 def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[pd.Timestamp]:
@@ -91,20 +167,74 @@ def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[p
 
 def score_paths(paths: np.ndarray, actual: np.ndarray,
                 quantiles: Sequence[float] = scoring.DEFAULT_QUANTILES) -> dict[str, np.ndarray]:
-    """Every backtest metric per horizon for paths (draws, H) against actuals (H,)."""
-    pinball = scoring.pinball_loss(paths, actual, quantiles)
-    metrics = {
-        "crps": scoring.crps_samples(paths, actual),
-        "crps_log": scoring.crps_samples(np.log(paths), np.log(actual)),
-        "pinball": pinball.mean(axis=0),
-        "coverage_80": scoring.coverage(paths, actual, 0.8),
-        "coverage_95": scoring.coverage(paths, actual, 0.95),
-        "interval_score_80": scoring.interval_score(paths, actual, 0.8),
-        "interval_score_95": scoring.interval_score(paths, actual, 0.95),
-    }
-    for q, values in zip(quantiles, pinball, strict=True):
-        metrics[f"pinball_q{q * 100:05.1f}"] = values
+    """Every backtest metric per horizon for paths (draws, H) against actuals (H,).
+
+    The harness's scores (:func:`forecast.evaluation.harness.score_cells`) under their
+    long-form names, with the pinball loss at ``quantiles``.
+    """
+    cells = harness.score_cells(paths, actual, quantiles=quantiles)
+    metrics = {METRICS.get(name, name): values for name, values in cells.items()
+               if name in harness.SCORE_COLUMNS and not name.startswith("pinball_")}
+    for q in quantiles:
+        metrics[f"pinball_q{q * 100:05.1f}"] = cells[harness.pinball_column(q)]
     return metrics
+
+
+def market_scores(dataset: Any, forecasters: Mapping[str, Forecaster],
+                  series: Sequence[str] = ("nvidia_data_center",), origins: int = 6,
+                  horizon: int = 4, draws: int = 1000, seed: int = 0,
+                  cutoffs: Sequence[pd.Timestamp] | None = None,
+                  progress: Callable[[str], None] | None = None, *,
+                  map_fn: harness.MapFn = map) -> pd.DataFrame:
+    """The harness's tidy scores of several forecasters on observed series.
+
+    Parameters as :func:`rolling_origin`, plus ``map_fn`` (see
+    :func:`forecast.evaluation.harness.run_backtest`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`forecast.evaluation.harness.FRAME_COLUMNS` (``key`` is the series, ``origin``
+        the cut-off) plus ``fiscal_period``; ``attrs["failures"]`` and ``attrs["info"]`` as
+        in :func:`forecast.evaluation.harness.score_results`.
+    """
+    cutoffs = list(cutoffs) if cutoffs is not None else cutoffs_for(
+        dataset, series[0], origins, horizon)
+    names = tuple(series)
+    tasks = {name: CutoffForecast(dataset, forecaster, names, horizon, draws, seed)
+             for name, forecaster in forecasters.items()}
+    actuals = MarketActuals(dataset, names, horizon)
+
+    def report(result: harness.TaskResult) -> None:
+        if progress is not None and result.error is None:
+            progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
+                     f"{result.seconds:.1f}s")
+
+    scored = harness.run_backtest(tasks, cutoffs, actuals, range(1, horizon + 1),
+                                  map_fn=map_fn, progress=report)
+    labels = {cutoff: actuals.labels(cutoff) for cutoff in cutoffs}
+    scored.insert(4, "fiscal_period", [labels[o][(k, h)] for k, o, h in
+                                       zip(scored["key"], scored["origin"], scored["horizon"],
+                                           strict=True)])
+    return scored
+
+
+def long_scores(scored: pd.DataFrame) -> pd.DataFrame:
+    """The long form of :func:`market_scores`: one row per cell and metric (see
+    :data:`METRICS`), columns model, series, cutoff, horizon, fiscal_period, actual, metric,
+    value."""
+    ids = {"model": scored["forecaster"], "series": scored["key"], "cutoff": scored["origin"],
+           "horizon": scored["horizon"], "fiscal_period": scored["fiscal_period"],
+           "actual": scored["actual"]}
+    n, k = len(scored), len(METRICS)
+    frame = pd.DataFrame({name: np.repeat(column.to_numpy(), k) for name, column in ids.items()})
+    frame["metric"] = np.tile(list(METRICS.values()), n)
+    frame["value"] = scored[list(METRICS)].to_numpy(dtype=float).reshape(-1)
+    if n:
+        frame["cutoff"] = pd.to_datetime(frame["cutoff"])
+        frame["horizon"] = frame["horizon"].astype(int)
+        frame["actual"] = frame["actual"].astype(float)
+    return frame
 
 
 def rolling_origin(dataset: Any, forecasters: Mapping[str, Forecaster],
@@ -138,42 +268,11 @@ def rolling_origin(dataset: Any, forecasters: Mapping[str, Forecaster],
         Tidy: model, series, cutoff, horizon, fiscal_period, actual, metric, value. A model
         that fails at an origin is skipped there (its error is in ``attrs["failures"]``).
     """
-    cutoffs = list(cutoffs) if cutoffs is not None else cutoffs_for(
-        dataset, series[0], origins, horizon)
-    full = {name: observed_series(dataset, name) for name in series}
-    records: list[dict[str, Any]] = []
-    failures: list[str] = []
-    for cutoff in cutoffs:
-        cut = dataset.as_of(cutoff)
-        for model_name, forecaster in forecasters.items():
-            start = time.perf_counter()
-            try:
-                paths = forecaster(cut, series, horizon, draws, seed)
-            except Exception as exc:  # noqa: BLE001 - one model failing must not stop the rest
-                failures.append(f"{model_name} @ {cutoff.date()}: {exc}")
-                continue
-            if progress:
-                progress(f"{model_name} as of {cutoff.date()}: "
-                         f"{time.perf_counter() - start:.1f}s")
-            for name, sample in paths.items():
-                history = observed_series(cut, name)
-                if history.empty:
-                    continue
-                labels = next_fiscal_labels(str(history["fiscal_period"].iloc[-1]), horizon)
-                truth = full[name].set_index("fiscal_period")["value"]
-                for h, label in enumerate(labels, start=1):
-                    if label not in truth.index:
-                        continue
-                    actual = np.array([truth[label]])
-                    metrics = score_paths(sample[:, h - 1:h], actual)
-                    for metric, value in metrics.items():
-                        records.append({"model": model_name, "series": name,
-                                        "cutoff": cutoff, "horizon": h,
-                                        "fiscal_period": label, "actual": float(actual[0]),
-                                        "metric": metric, "value": float(value[0])})
-    tidy = pd.DataFrame.from_records(records, columns=[
-        "model", "series", "cutoff", "horizon", "fiscal_period", "actual", "metric", "value"])
-    tidy.attrs["failures"] = failures
+    scored = market_scores(dataset, forecasters, series, origins, horizon, draws, seed,
+                           cutoffs, progress)
+    tidy = long_scores(scored)
+    tidy.attrs["failures"] = scored.attrs["failures"]
+    tidy.attrs["info"] = scored.attrs["info"]
     return tidy
 
 
@@ -204,22 +303,28 @@ def backtest_market(dataset: Any, origins: int = 6, horizon: int = 4, draws: int
                     series: Sequence[str] = ("nvidia_data_center",), seed: int = 0,
                     sampler: Mapping[str, Any] | None = None,
                     include_bayes: bool = True,
-                    progress: Callable[[str], None] | None = None
+                    progress: Callable[[str], None] | None = None, *,
+                    map_fn: harness.MapFn = map
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Backtest the market model against random walk with drift, ETS and UC.
 
     For ``python cli.py backtest market [--origins N] [--horizon H]``: returns ``(tidy,
-    summary)`` from :func:`rolling_origin` and :func:`summarize`. ``sampler`` overrides the
-    Bayesian model's :data:`BACKTEST_SAMPLER`; the per-origin fit diagnostics are in
-    ``tidy.attrs["fits"]``.
+    summary)``, the long form of :func:`rolling_origin` and :func:`summarize`. ``sampler``
+    overrides the Bayesian model's :data:`BACKTEST_SAMPLER`; the per-origin fit diagnostics
+    are in ``tidy.attrs["fits"]`` and the JSON-shaped summary of
+    :func:`forecast.evaluation.harness.summarize_scores` in ``tidy.attrs["report"]``.
     """
     forecasters: dict[str, Forecaster] = {}
-    market = MarketForecaster(**dict(sampler or {}))
     if include_bayes:
-        forecasters["bayes_market"] = market
+        forecasters["bayes_market"] = MarketForecaster(**dict(sampler or {}))
     for name, baseline in BASELINES.items():
         forecasters[name] = BaselineForecaster(baseline())
-    tidy = rolling_origin(dataset, forecasters, series=series, origins=origins,
-                          horizon=horizon, draws=draws, seed=seed, progress=progress)
-    tidy.attrs["fits"] = market.fits
+    scored = market_scores(dataset, forecasters, series=series, origins=origins,
+                           horizon=horizon, draws=draws, seed=seed, progress=progress,
+                           map_fn=map_fn)
+    tidy = long_scores(scored)
+    tidy.attrs["failures"] = scored.attrs["failures"]
+    tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs["info"]
+                          if entry["forecaster"] == "bayes_market" and entry["info"]]
+    tidy.attrs["report"] = harness.summarize_scores(scored)
     return tidy, summarize(tidy)

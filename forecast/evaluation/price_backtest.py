@@ -4,33 +4,84 @@ The model is fitted on ``dataset.as_of(cutoff)`` and predicts every later observ
 chip and pricing type it has seen (chips launched after the cut-off have no fitted level and
 are left out of both models, and counted). The baseline is a random walk with drift on log
 price per provider series, with drift and volatility per year pooled over every series'
-increments before the cut-off. Both are scored on log price with CRPS, and with 80% and 95%
-central-interval coverage, so that scores are comparable across $1 and $12 chips.
+increments before the cut-off. Both are scored on the same observations (the harness's
+common cells) with the shared scores of :mod:`forecast.evaluation.harness`; the headline is
+CRPS on log price (``log_crps``) and 80% and 95% central-interval coverage, comparable across
+$1 and $12 chips.
+
+Each observation after the cut-off is one harness cell: its key is its row in the collapsed
+later prices (:func:`later_prices`), its horizon the number of quarters (91.3 days) from the
+cut-off, rounded up.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from forecast.data.dataset import Dataset
-from forecast.evaluation.scoring import coverage, crps_samples
+from forecast.evaluation import harness
 from forecast.models.price import DAYS_PER_YEAR, PriceModel, collapse_held_prices, price_class
 
 SERIES_KEY = ["chip", "provider_or_index", "pricing_type"]
+BAYES = "bayesian"
+RANDOM_WALK = "random walk + drift"
 
 
 @dataclass(frozen=True)
 class PriceBacktest:
-    """Scores per model and the observation-level detail behind them."""
+    """Scores per model and the observation-level detail behind them.
+
+    ``scored`` is the harness's tidy frame (every shared score per model and observation),
+    ``summary`` its JSON-shaped summary (:func:`forecast.evaluation.harness.summarize_scores`).
+    """
 
     scores: pd.DataFrame
     detail: pd.DataFrame
     cutoff: pd.Timestamp
     n_excluded: int
+    scored: pd.DataFrame = field(default_factory=pd.DataFrame)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def _last_prices(train: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Collapsed training prices with log price and class; the last row per provider series
+    and per (chip, pricing type, price class)."""
+    train = collapse_held_prices(train).sort_values("date")
+    train = train.assign(
+        log_price=np.log(train["usd_per_chip_hour"]),
+        price_class=price_class(train["pricing_type"].astype(str), train["provider_or_index"]))
+    last_series = train.groupby(SERIES_KEY, observed=True).last()
+    last_type = train.groupby(["chip", "pricing_type", "price_class"], observed=True).last()
+    return train, last_series, last_type
+
+
+def _last_rows(last_series: pd.DataFrame, last_type: pd.DataFrame,
+               test: pd.DataFrame) -> list[pd.Series | None]:
+    """Per test row, the training row it continues (its series', else its chip, type and
+    class's), or None."""
+    test_class = price_class(test["pricing_type"].astype(str), test["provider_or_index"])
+    rows: list[pd.Series | None] = []
+    for j, row in enumerate(test.itertuples(index=False)):
+        key = (row.chip, row.provider_or_index, row.pricing_type)
+        if key in last_series.index:
+            rows.append(last_series.loc[key])
+        elif (row.chip, row.pricing_type, test_class[j]) in last_type.index:
+            rows.append(last_type.loc[(row.chip, row.pricing_type, test_class[j])])
+        else:
+            rows.append(None)
+    return rows
+
+
+def has_history(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
+    """Mask of the test rows with a price to continue in ``train`` (see
+    :func:`random_walk_samples`): the rows any model can be compared on."""
+    _, last_series, last_type = _last_prices(train)
+    return np.array([last is not None for last in _last_rows(last_series, last_type, test)],
+                    dtype=bool)
 
 
 def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int,
@@ -44,11 +95,7 @@ def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int,
     Returns samples of price (draws x rows) and a mask of the test rows it could forecast.
     """
     rng = np.random.default_rng(seed)
-    train = collapse_held_prices(train).sort_values("date")
-    train = train.assign(
-        log_price=np.log(train["usd_per_chip_hour"]),
-        price_class=price_class(train["pricing_type"].astype(str), train["provider_or_index"]))
-    test_class = price_class(test["pricing_type"].astype(str), test["provider_or_index"])
+    train, last_series, last_type = _last_prices(train)
     steps = []
     for _, series in train.groupby(SERIES_KEY, observed=True):
         years = series["date"].diff().dt.days.to_numpy()[1:] / DAYS_PER_YEAR
@@ -60,17 +107,11 @@ def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int,
     residual = increments["change"] - drift * increments["years"]
     volatility = np.sqrt((residual**2).sum() / increments["years"].sum())
 
-    last_series = train.groupby(SERIES_KEY, observed=True).last()
-    last_type = train.groupby(["chip", "pricing_type", "price_class"], observed=True).last()
     samples = np.full((draws, len(test)), np.nan)
     usable = np.zeros(len(test), dtype=bool)
-    for j, row in enumerate(test.itertuples(index=False)):
-        key = (row.chip, row.provider_or_index, row.pricing_type)
-        if key in last_series.index:
-            last = last_series.loc[key]
-        elif (row.chip, row.pricing_type, test_class[j]) in last_type.index:
-            last = last_type.loc[(row.chip, row.pricing_type, test_class[j])]
-        else:
+    lasts = _last_rows(last_series, last_type, test)
+    for j, (row, last) in enumerate(zip(test.itertuples(index=False), lasts, strict=True)):
+        if last is None:
             continue
         years = max((row.date - last["date"]).days / DAYS_PER_YEAR, 1 / 365)
         log_price = (last["log_price"] + drift * years
@@ -80,36 +121,130 @@ def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int,
     return samples, usable
 
 
-def backtest_price(dataset: Dataset, cutoff: str = "2024-07-01", draws: int = 2000,
-                   seed: int = 0, sampler: dict[str, Any] | None = None) -> PriceBacktest:
-    """Fit before ``cutoff``, forecast the observations after it, score against the baseline."""
-    cut = pd.Timestamp(cutoff)
-    train_data = dataset.as_of(cut)
-    fitted = PriceModel(sampler=sampler).fit(train_data)
-    later = dataset.rental_prices[dataset.rental_prices["date"] > cut]
+def later_prices(dataset: Dataset, cutoff: pd.Timestamp) -> pd.DataFrame:
+    """The collapsed rental prices dated after ``cutoff`` (the test rows), re-indexed 0..n-1."""
     test = collapse_held_prices(dataset.rental_prices)
-    test = test[test["date"] > cut].reset_index(drop=True)
-    fitted_chips = {str(c) for c in fitted.posterior["chip"].values}
-    fitted_types = {"on-demand"} | {str(t) for t in fitted.posterior["offset_type"].values}
-    known = test["chip"].isin(fitted_chips) & test["pricing_type"].astype(str).isin(fitted_types)
-    rw_samples, rw_usable = random_walk_samples(train_data.rental_prices, test, draws, seed)
-    keep = known.to_numpy() & rw_usable
-    scored = test[keep].reset_index(drop=True)
-    bayes = fitted.predict_observations(scored, draws=draws, seed=seed)
-    baseline = rw_samples[:, keep]
-    y = np.log(scored["usd_per_chip_hour"].to_numpy())
+    return test[test["date"] > cutoff].reset_index(drop=True)
+
+
+def price_horizons(test: pd.DataFrame, cutoff: pd.Timestamp) -> np.ndarray:
+    """Quarters (of 91.3 days) from ``cutoff`` to each test row's date, rounded up (>= 1)."""
+    days = (test["date"] - cutoff).dt.days.to_numpy()
+    return np.maximum(np.ceil(days / (DAYS_PER_YEAR / 4)), 1).astype(int)
+
+
+def _cells(test: pd.DataFrame, cutoff: pd.Timestamp, rows: np.ndarray,
+           samples: np.ndarray) -> dict[harness.Cell, np.ndarray]:
+    horizons = price_horizons(test, cutoff)
+    return {(int(row), int(horizons[row])): samples[:, j] for j, row in enumerate(rows)}
+
+
+@dataclass(frozen=True)
+class PriceModelForecast:
+    """The price model as a harness forecaster: fit as of the origin, predict later rows.
+
+    Predicts the rows whose chip and pricing type were fitted and that have a price to
+    continue before the origin (:func:`has_history`).
+    """
+
+    dataset: Dataset
+    sampler: dict[str, Any] | None
+    draws: int
+    seed: int
+
+    def __call__(self, origin: pd.Timestamp) -> harness.Forecast:
+        """Fit on ``dataset.as_of(origin)`` and sample the later observations."""
+        train = self.dataset.as_of(origin)
+        fitted = PriceModel(sampler=self.sampler).fit_dataset(train)
+        test = later_prices(self.dataset, origin)
+        fitted_chips = {str(c) for c in fitted.posterior["chip"].values}
+        fitted_types = {"on-demand"} | {str(t) for t in fitted.posterior["offset_type"].values}
+        known = (test["chip"].isin(fitted_chips).to_numpy()
+                 & test["pricing_type"].astype(str).isin(fitted_types).to_numpy())
+        rows = np.flatnonzero(known & has_history(train.rental_prices, test))
+        samples = fitted.predict_observations(test.iloc[rows].reset_index(drop=True),
+                                              draws=self.draws, seed=self.seed)
+        return harness.Forecast(_cells(test, origin, rows, samples),
+                                {"n_known": int(known.sum()), **fitted.diagnostics()})
+
+
+@dataclass(frozen=True)
+class RandomWalkForecast:
+    """The pooled random walk with drift (:func:`random_walk_samples`) as a forecaster."""
+
+    dataset: Dataset
+    draws: int
+    seed: int
+
+    def __call__(self, origin: pd.Timestamp) -> harness.Forecast:
+        """Sample every later observation with a price to continue before ``origin``."""
+        test = later_prices(self.dataset, origin)
+        samples, usable = random_walk_samples(self.dataset.as_of(origin).rental_prices, test,
+                                              self.draws, self.seed)
+        rows = np.flatnonzero(usable)
+        return harness.Forecast(_cells(test, origin, rows, samples[:, rows]))
+
+
+@dataclass(frozen=True)
+class PriceActuals:
+    """The observed price of every later row, by (row, horizon)."""
+
+    dataset: Dataset
+
+    def __call__(self, origin: pd.Timestamp) -> dict[harness.Cell, float]:
+        """Cells of every row after ``origin``."""
+        test = later_prices(self.dataset, origin)
+        prices = test["usd_per_chip_hour"].to_numpy(dtype=float)
+        return {(row, int(h)): float(prices[row])
+                for row, h in enumerate(price_horizons(test, origin))}
+
+
+def backtest_price(dataset: Dataset, cutoff: str = "2024-07-01", draws: int = 2000,
+                   seed: int = 0, sampler: dict[str, Any] | None = None, *,
+                   map_fn: harness.MapFn = map) -> PriceBacktest:
+    """Fit before ``cutoff``, forecast the observations after it, score against the baseline.
+
+    Parameters
+    ----------
+    dataset
+        The full dataset.
+    cutoff
+        The origin: the model and baseline see the prices dated on or before it.
+    draws, seed
+        Samples per observation and the seed of both forecasters.
+    sampler
+        Overrides of the price model's sampler settings.
+    map_fn
+        Runs the harness tasks (see :func:`forecast.evaluation.harness.run_backtest`).
+
+    Returns
+    -------
+    PriceBacktest
+        ``scores``: per model, observations, ``crps_log``, ``coverage_80``, ``coverage_95``;
+        ``detail``: the scored rows with model, crps_log, covered_80 and the median forecast.
+    """
+    cut = pd.Timestamp(cutoff)
+    forecasters = {BAYES: PriceModelForecast(dataset, sampler, draws, seed),
+                   RANDOM_WALK: RandomWalkForecast(dataset, draws, seed)}
+    scored = harness.run_backtest(forecasters, [cut], PriceActuals(dataset), map_fn=map_fn,
+                                  common_cells=True, catch=False)
+    test = later_prices(dataset, cut)
     rows, detail = [], []
-    for name, samples in (("bayesian", bayes), ("random walk + drift", baseline)):
-        logs = np.log(samples)
-        crps = crps_samples(logs, y)
-        cover80, cover95 = coverage(logs, y, 0.8), coverage(logs, y, 0.95)
-        rows.append({"model": name, "observations": len(y), "crps_log": crps.mean(),
-                     "coverage_80": cover80.mean(), "coverage_95": cover95.mean()})
-        detail.append(scored.assign(model=name, crps_log=crps, covered_80=cover80,
-                                    median=np.median(samples, axis=0)))
+    for name in forecasters:
+        mine = scored[scored["forecaster"] == name]
+        rows.append({"model": name, "observations": len(mine),
+                     "crps_log": mine["log_crps"].mean(), "coverage_80": mine["in_80"].mean(),
+                     "coverage_95": mine["in_95"].mean()})
+        detail.append(test.iloc[mine["key"].astype(int)].reset_index(drop=True).assign(
+            model=name, crps_log=mine["log_crps"].to_numpy(),
+            covered_80=mine["in_80"].to_numpy(), median=mine["median"].to_numpy()))
+    later = dataset.rental_prices[dataset.rental_prices["date"] > cut]
+    n_scored = int(rows[0]["observations"])
     return PriceBacktest(
         scores=pd.DataFrame(rows),
         detail=pd.concat(detail, ignore_index=True),
         cutoff=cut,
-        n_excluded=int(len(test) - keep.sum()) + int(len(later) - len(test)),
+        n_excluded=int(len(test) - n_scored) + int(len(later) - len(test)),
+        scored=scored,
+        summary=harness.summarize_scores(scored),
     )

@@ -9,7 +9,9 @@ matrix against the realised values.
   samples in O(n log n);
 - :func:`pinball_loss`: quantile (pinball) loss at given quantile levels;
 - :func:`coverage`: whether ``y`` falls in the central interval of a given level;
-- :func:`interval_score`: width plus ``2 / alpha`` times the miss distance (lower is better).
+- :func:`interval_score`: width plus ``2 / alpha`` times the miss distance (lower is better);
+- :func:`pit` and :func:`pit_histogram`: probability integral transform (mid-rank) and its
+  histogram, for calibration.
 """
 
 from __future__ import annotations
@@ -109,3 +111,40 @@ def interval_score(samples: np.ndarray, y: np.ndarray | float, level: float) -> 
     above = np.where(obs > upper, obs - upper, 0.0)
     return (upper - lower) + 2.0 / alpha * (below + above)
 
+
+
+def pit(samples: np.ndarray, y: np.ndarray | float) -> np.ndarray:
+    """Probability integral transform of ``y`` under the empirical distribution of the samples.
+
+    The mid-rank ``P(X < y) + 0.5 P(X = y)``: deterministic, 0.5 for a point forecast that
+    equals the outcome, and uniform on (0, 1) (up to the 1 / draws grid) for calibrated
+    forecasts.
+
+    Parameters
+    ----------
+    samples
+        Array (draws, ...) of forecast samples.
+    y
+        Observation(s), broadcastable to ``samples.shape[1:]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        PIT values in [0, 1], shape ``samples.shape[1:]``.
+    """
+    x, obs = _prepare(samples, y)
+    below = (x < obs).mean(axis=0)
+    equal = (x == obs).mean(axis=0)
+    return below + 0.5 * equal
+
+
+def pit_histogram(values: np.ndarray | Sequence[float], bins: int = 10) -> np.ndarray:
+    """Counts of PIT values in ``bins`` equal bins of [0, 1] (the last bin holds 1.0).
+
+    Non-finite values are left out. A flat histogram is the sign of calibration; a U shape
+    of intervals too narrow, a hump of intervals too wide.
+    """
+    pits = np.asarray(values, dtype=float).ravel()
+    pits = pits[np.isfinite(pits)]
+    counts, _ = np.histogram(pits, bins=bins, range=(0.0, 1.0))
+    return counts

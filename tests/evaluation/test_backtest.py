@@ -9,15 +9,19 @@ import pytest
 from forecast.core.calendar import next_fiscal_labels
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import load_dataset
+from forecast.evaluation import harness
 from forecast.evaluation.baselines import ETSBaseline, RandomWalkDrift, UCBaseline
 from forecast.evaluation.market_backtest import (
+    METRICS,
     BaselineForecaster,
     backtest_market,
     cutoffs_for,
+    market_scores,
     rolling_origin,
     score_paths,
     summarize,
 )
+from forecast.evaluation.scoring import coverage, crps_samples
 from forecast.models.market import observed_series
 
 
@@ -90,6 +94,7 @@ def test_rolling_origin_scores_an_oracle_perfectly(dataset) -> None:
     assert np.allclose(crps, 0.0)
     cover = tidy[tidy["metric"] == "coverage_95"]["value"]
     assert np.allclose(cover, 1.0)
+    assert np.allclose(tidy[tidy["metric"] == "pit"]["value"], 0.5)
     summary = summarize(tidy)
     assert list(summary["horizon"]) == ["all", "1", "2"]
     assert summary.loc[0, "n"] == 6
@@ -103,15 +108,38 @@ def test_rolling_origin_records_failures(dataset) -> None:
     assert tidy.empty and len(tidy.attrs["failures"]) == 2
 
 
-def test_baseline_backtest_on_nvidia(dataset) -> None:
+def test_baseline_backtest_on_nvidia_scores_the_baseline_paths(dataset) -> None:
     forecasters = {"rw_drift": BaselineForecaster(RandomWalkDrift()),
                    "ets": BaselineForecaster(ETSBaseline())}
-    tidy = rolling_origin(dataset, forecasters, origins=2, horizon=2, draws=200)
+    tidy = rolling_origin(dataset, forecasters, origins=2, horizon=2, draws=200, seed=3)
     summary = summarize(tidy)
     overall = summary[summary["horizon"] == "all"].set_index("model")
-    assert set(overall.index) == {"rw_drift", "ets"}
-    assert (overall["crps"] > 0).all()
-    assert overall["coverage_80"].between(0, 1).all()
+    assert set(overall.index) == {"rw_drift", "ets"} and (overall["n"] == 4).all()
+    # The same scores by hand: fit the random walk as of the first cut-off, simulate, score.
+    cutoff = cutoffs_for(dataset, "nvidia_data_center", origins=2, horizon=2)[0]
+    history = observed_series(dataset.as_of(cutoff), "nvidia_data_center")
+    paths = RandomWalkDrift().fit(history["value"].to_numpy()).forecast(2, draws=200, seed=3)
+    truth = observed_series(dataset, "nvidia_data_center").set_index("fiscal_period")["value"]
+    labels = next_fiscal_labels(history["fiscal_period"].iloc[-1], 2)
+    actual = truth[labels].to_numpy()
+    rows = tidy[(tidy["model"] == "rw_drift") & (tidy["cutoff"] == cutoff)]
+    by_metric = rows.pivot_table(index="horizon", columns="metric", values="value")
+    np.testing.assert_allclose(by_metric["crps"], crps_samples(paths, actual))
+    np.testing.assert_allclose(by_metric["crps_log"], crps_samples(np.log(paths), np.log(actual)))
+    np.testing.assert_allclose(by_metric["coverage_80"], coverage(paths, actual, 0.8))
+    assert list(rows["fiscal_period"].unique()) == labels
+
+
+def test_market_scores_is_the_wide_form_of_rolling_origin(dataset) -> None:
+    forecasters = {"rw_drift": BaselineForecaster(RandomWalkDrift())}
+    scored = market_scores(dataset, forecasters, origins=2, horizon=3, draws=100)
+    tidy = rolling_origin(dataset, forecasters, origins=2, horizon=3, draws=100)
+    assert len(tidy) == len(scored) * len(METRICS)
+    wide = tidy.pivot_table(index=["cutoff", "horizon"], columns="metric", values="value")
+    for column, metric in METRICS.items():
+        np.testing.assert_allclose(wide[metric].to_numpy(), scored[column].to_numpy())
+    report = harness.summarize_scores(scored)
+    assert report["models"][0]["pooled"]["n"] == 6
 
 
 def test_score_paths_keys() -> None:
@@ -119,8 +147,20 @@ def test_score_paths_keys() -> None:
     metrics = score_paths(paths, np.ones(3))
     assert {"crps", "crps_log", "pinball", "coverage_80", "coverage_95",
             "interval_score_80", "interval_score_95", "pinball_q000.5",
-            "pinball_q099.5"} <= set(metrics)
+            "pinball_q099.5", "pit"} <= set(metrics)
     assert all(value.shape == (3,) for value in metrics.values())
+
+
+def test_backtest_market_baselines_only(dataset) -> None:
+    messages: list[str] = []
+    tidy, summary = backtest_market(dataset, origins=1, horizon=2, draws=100,
+                                    include_bayes=False, progress=messages.append)
+    assert set(summary["model"]) == {"rw_drift", "ets", "uc"} and tidy.attrs["fits"] == []
+    assert len(messages) == 3 and messages[0].startswith("rw_drift as of ")
+    report = tidy.attrs["report"]
+    crps = {m["model"]: m["pooled"]["crps"] for m in report["models"]}
+    overall = summary[summary["horizon"] == "all"].set_index("model")["crps"]
+    assert crps == pytest.approx(overall.to_dict())
 
 
 @pytest.mark.slow
@@ -132,3 +172,7 @@ def test_backtest_market_end_to_end(dataset) -> None:
                                              "target_accept": 0.8})
     assert set(summary["model"]) == {"bayes_market", "rw_drift", "ets", "uc"}
     assert isinstance(summary, pd.DataFrame) and len(tidy.attrs["fits"]) == 1
+    assert "max_r_hat" in tidy.attrs["fits"][0]
+    report = tidy.attrs["report"]
+    assert [m["model"] for m in report["models"]] == ["bayes_market", "rw_drift", "ets", "uc"]
+    assert all(m["pooled"]["n"] == 2 for m in report["models"])

@@ -7,7 +7,17 @@ import pandas as pd
 import pytest
 
 from forecast.data.dataset import load_dataset
-from forecast.evaluation.price_backtest import backtest_price, random_walk_samples
+from forecast.evaluation import harness
+from forecast.evaluation.price_backtest import (
+    PriceActuals,
+    RandomWalkForecast,
+    backtest_price,
+    has_history,
+    later_prices,
+    price_horizons,
+    random_walk_samples,
+)
+from forecast.evaluation.scoring import crps_samples
 
 
 def series(dates, prices, provider="Lambda", pricing_type="on-demand", chip="H100 SXM5 80GB"):
@@ -37,6 +47,36 @@ def test_random_walk_never_forecasts_a_list_price_from_a_market_price():
     assert np.isnan(samples).all()
 
 
+def test_has_history_is_the_random_walk_mask():
+    dataset, cut = load_dataset(), pd.Timestamp("2024-07-01")
+    test = later_prices(dataset, cut)
+    train = dataset.as_of(cut).rental_prices
+    _, usable = random_walk_samples(train, test, draws=5, seed=0)
+    mask = has_history(train, test)
+    np.testing.assert_array_equal(mask, usable)
+    assert 0 < mask.sum() < len(mask)  # chips launched after the cut-off have no history
+
+
+def test_price_horizons_are_quarters_rounded_up():
+    test = series(["2024-07-02", "2024-09-30", "2024-10-01", "2025-07-01"], [1.0] * 4)
+    # 91.3125 days a quarter: 1, 91 and 92 days are quarter 1, 2; 365 days is quarter 4.
+    assert price_horizons(test, pd.Timestamp("2024-07-01")).tolist() == [1, 1, 2, 4]
+
+
+def test_random_walk_through_the_harness_scores_its_own_samples():
+    dataset, cut = load_dataset(), pd.Timestamp("2024-07-01")
+    scored = harness.run_backtest({"rw": RandomWalkForecast(dataset, 300, 4)}, [cut],
+                                  PriceActuals(dataset))
+    test = later_prices(dataset, cut)
+    samples, usable = random_walk_samples(dataset.as_of(cut).rental_prices, test, 300, 4)
+    assert scored["key"].tolist() == np.flatnonzero(usable).tolist()
+    y = test["usd_per_chip_hour"].to_numpy()[usable]
+    np.testing.assert_allclose(scored["actual"], y)
+    np.testing.assert_allclose(scored["log_crps"],
+                               crps_samples(np.log(samples[:, usable]), np.log(y)))
+    np.testing.assert_array_equal(scored["horizon"], price_horizons(test, cut)[usable])
+
+
 @pytest.mark.slow
 def test_backtest_scores_both_models_on_the_same_rows():
     result = backtest_price(load_dataset(), cutoff="2024-07-01", draws=400,
@@ -44,6 +84,16 @@ def test_backtest_scores_both_models_on_the_same_rows():
     scores = result.scores.set_index("model")
     assert set(scores.index) == {"bayesian", "random walk + drift"}
     assert scores["observations"].nunique() == 1 and scores["observations"].iloc[0] > 20
-    assert (scores["crps_log"] > 0).all()
-    assert scores[["coverage_80", "coverage_95"]].stack().between(0, 1).all()
     assert (result.detail["date"] > result.cutoff).all()
+    # Both models on the same rows; the scores are the means of the detail.
+    bayes, walk = (result.detail[result.detail["model"] == name] for name in scores.index)
+    pd.testing.assert_frame_equal(bayes[["chip", "date"]].reset_index(drop=True),
+                                  walk[["chip", "date"]].reset_index(drop=True))
+    means = result.detail.groupby("model")[["crps_log", "covered_80"]].mean()
+    np.testing.assert_allclose(means.loc[scores.index, "crps_log"], scores["crps_log"])
+    np.testing.assert_allclose(means.loc[scores.index, "covered_80"], scores["coverage_80"])
+    pooled = {m["model"]: m["pooled"] for m in result.summary["models"]}
+    assert pooled["bayesian"]["n"] == scores.loc["bayesian", "observations"]
+    assert pooled["bayesian"]["log_crps"] == pytest.approx(scores.loc["bayesian", "crps_log"])
+    later = load_dataset().rental_prices
+    assert result.n_excluded == (later["date"] > result.cutoff).sum() - len(bayes)
