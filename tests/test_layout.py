@@ -40,4 +40,4 @@ def test_every_layer_is_a_folder_with_its_contract() -> None:
     assert not loose, f"modules outside the layers: {loose}"
     text = (ROOT / "pyproject.toml").read_text()
     for layer in layers - {"core"}:
-        assert f'"forecast.{layer}' in text, f"no import contract names forecast.{layer}"
+        assert f"forecast.{layer}" in text, f"no import contract names forecast.{layer}"

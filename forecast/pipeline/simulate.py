@@ -93,52 +93,67 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
                             f"({data_end}); give a later year")
     # Every model forecasts the same quarters: from the market data's end to the horizon.
     quarters = quarter_labels(quarter_index(data_end) + 1, quarter_index(f"{horizon}Q4"))
-
     if inputs is None:
         inputs = scenario.sample(draws, seed=seed)
     elif len(inputs) != draws:
         raise ForecastError(f"inputs have {len(inputs)} rows, not one per draw ({draws})")
     else:
         inputs = inputs.reset_index(drop=True)
-    tam = market.forecast(quarters, draws=draws, seed=seed)["total"]
 
+    tam = market.forecast(quarters, draws=draws, seed=seed)["total"].values
     costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed,
                                 chip_prices=scenario.chip_prices)
-    share_paths = share.forecast(
+    shares = _shares(share, quarters, draws, seed, costs, inputs)
+    prices = _prices(price, quarters, draws, seed, scenario, inputs)
+    data = _paths(tam, shares, costs, prices, quarters, draws)
+    data["aws_revenue_topdown"] = (("draw", "quarter"), np.asarray(
+        aws_revenue_topdown(tam, shares.sel(vendor="aws").values)))
+    data["aws_revenue_bottomup"] = (("draw", "quarter"),
+                                    _bottom_up(dataset, inputs, prices, draws, seed))
+    check_paths(data)
+    return Forecast(
+        data=data, scenario=scenario.name, fit_id=bundle.fit_id, seed=seed,
+        theses_specs=list(scenario.theses.values()), history=fitted_history(market, share),
+        meta={"horizon": horizon, "data_end": data_end, "draws": draws,
+              # Thesis errors count the posterior's effective samples, not the paths.
+              "posterior_ess": min(model.diagnostics()["min_ess_bulk"]
+                                   for model in (market, share, price))},
+    )
+
+
+def _shares(share: Any, quarters: list[str], draws: int, seed: int, costs: xr.DataArray,
+            inputs: pd.DataFrame) -> xr.DataArray:
+    """Vendor shares (draw, quarter, vendor) driven by the cost paths and scenario inputs."""
+    paths = share.forecast(
         quarters, draws=draws, seed=seed, cost_paths=costs,
         supply_caps={"aws": _column(inputs, "aws_supply_cap_share")},
         ecosystem_shift=_column(inputs, "ecosystem_shift_per_year"),
         switching_speed=_column(inputs, "switching_speed_multiplier"),
     )
-    shares = share_paths["share"].transpose("draw", "quarter", "vendor")
-    tam_values = tam.values
-    spend = xr.DataArray(tam_values[:, :, None] * shares.values, coords=shares.coords,
-                         dims=shares.dims)
-    custom = spend.sel(vendor=[v for v in CUSTOM_SILICON if v in spend["vendor"].values])
+    return paths["share"].transpose("draw", "quarter", "vendor")
 
+
+def _prices(price: Any, quarters: list[str], draws: int, seed: int, scenario: Any,
+            inputs: pd.DataFrame) -> xr.Dataset:
+    """List prices per chip-hour and cost per effective PFLOP-hour of the priced chips."""
     utilisation = {group: _column(inputs, f"mfu_{group}")
                    for group in ("nvidia", "amd", "google", "aws")}
     # Chips with no price history start from the scenario's [chip_prices] inputs.
     launch = launch_prices(scenario.chip_prices, inputs)
-    prices = price.forecast(quarters, draws=draws, seed=seed, chips=list(PRICED_CHIPS),
-                            basis="list", launch_prices=launch, utilisation=utilisation)
+    return price.forecast(quarters, draws=draws, seed=seed, chips=list(PRICED_CHIPS),
+                          basis="list", launch_prices=launch, utilisation=utilisation)
 
-    aws_share = shares.sel(vendor="aws").values
-    topdown = aws_revenue_topdown(tam_values, aws_share)
-    _, start_units = epoch_trainium_start(dataset, draws=draws, seed=seed)
-    fleet = trainium_fleet(start_units, _column(inputs, "trainium_fleet_growth_per_year"),
-                           len(quarters))
-    # The fleet is billed at the newest Trainium's price once it has launched.
-    newest = prices["price"].sel(chip="Trainium3").values
-    fleet_price = np.where(np.isnan(newest), prices["price"].sel(chip="Trainium2").values,
-                           newest)
-    bottomup = aws_revenue_bottomup(fleet, fleet_price,
-                                    _column(inputs, "trainium_utilisation")[:, None])
 
+def _paths(tam: np.ndarray, shares: xr.DataArray, costs: xr.DataArray, prices: xr.Dataset,
+           quarters: list[str], draws: int) -> xr.Dataset:
+    """TAM, shares, spend per vendor, custom-silicon spend, vendor costs and chip prices."""
+    spend = xr.DataArray(tam[:, :, None] * shares.values, coords=shares.coords,
+                         dims=shares.dims)
+    custom = spend.sel(vendor=[v for v in CUSTOM_SILICON if v in spend["vendor"].values])
     coords = {"draw": np.arange(draws), "quarter": quarters}
-    data = xr.Dataset(
+    return xr.Dataset(
         {
-            "tam": (("draw", "quarter"), tam_values),
+            "tam": (("draw", "quarter"), tam),
             "share": shares.assign_coords(draw=coords["draw"]),
             "spend": spend.assign_coords(draw=coords["draw"]),
             "custom_silicon_spend": (("draw", "quarter"), custom.sum("vendor").values),
@@ -146,18 +161,20 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
                 draw=coords["draw"]).rename(vendor="cost_vendor"),
             "price": prices["price"],
             "cost_per_pflop_hour": prices["cost_per_pflop_hour"],
-            "aws_revenue_topdown": (("draw", "quarter"), np.asarray(topdown)),
-            "aws_revenue_bottomup": (("draw", "quarter"), np.asarray(bottomup)),
         },
         coords=coords,
     )
-    check_paths(data)
-    history = fitted_history(market, share)
-    return Forecast(
-        data=data, scenario=scenario.name, fit_id=bundle.fit_id, seed=seed,
-        theses_specs=list(scenario.theses.values()), history=history,
-        meta={"horizon": horizon, "data_end": data_end, "draws": draws,
-              # Thesis errors count the posterior's effective samples, not the paths.
-              "posterior_ess": min(model.diagnostics()["min_ess_bulk"]
-                                   for model in (market, share, price))},
-    )
+
+
+def _bottom_up(dataset: Dataset, inputs: pd.DataFrame, prices: xr.Dataset, draws: int,
+               seed: int) -> np.ndarray:
+    """Deployed Trainium fleet x the newest Trainium's price x hours x billed utilisation."""
+    _, start_units = epoch_trainium_start(dataset, draws=draws, seed=seed)
+    fleet = trainium_fleet(start_units, _column(inputs, "trainium_fleet_growth_per_year"),
+                           prices.sizes["quarter"])
+    # The fleet is billed at the newest Trainium's price once it has launched.
+    newest = prices["price"].sel(chip="Trainium3").values
+    fleet_price = np.where(np.isnan(newest), prices["price"].sel(chip="Trainium2").values,
+                           newest)
+    return np.asarray(aws_revenue_bottomup(fleet, fleet_price,
+                                           _column(inputs, "trainium_utilisation")[:, None]))
