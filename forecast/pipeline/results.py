@@ -20,6 +20,7 @@ import pandas as pd
 import xarray as xr
 
 from forecast.core.errors import ForecastError
+from forecast.core.presentation import UNITS
 from forecast.pipeline.theses import evaluate_theses
 
 #: How quarters combine into a calendar year, per metric: flows of money add up, levels
@@ -30,18 +31,6 @@ ANNUAL_AGGREGATE = {
     "custom_silicon_spend": "sum",
     "aws_revenue_topdown": "sum",
     "aws_revenue_bottomup": "sum",
-}
-
-UNITS = {
-    "tam": "USD billions",
-    "spend": "USD billions",
-    "custom_silicon_spend": "USD billions",
-    "aws_revenue_topdown": "USD billions",
-    "aws_revenue_bottomup": "USD billions",
-    "share": "fraction of spend",
-    "price": "USD per chip-hour",
-    "cost_per_pflop_hour": "USD per effective PFLOP-hour",
-    "vendor_cost": "USD per effective PFLOP-hour (owner TCO basis)",
 }
 
 

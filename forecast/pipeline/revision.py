@@ -1,8 +1,10 @@
 """Revision report: how each headline forecast moved from the previous fit to a new one.
 
-For every scenario of the new fit and every headline metric (TAM 2026 and 2030, NVIDIA and
-AWS share 2030, AWS revenue 2030, each thesis), three forecasts are made with the same draws
-and seed (common random numbers, so differences are not Monte Carlo noise):
+For every scenario of the new fit and every headline quantity
+(:func:`forecast.core.presentation.headline_quantities`: TAM in the first full forecast year
+and in the scenario's horizon year, NVIDIA and AWS share and AWS revenue in the horizon year;
+each thesis), three forecasts are made with the same draws and seed (common random numbers,
+so differences are not Monte Carlo noise):
 
 - ``previous``: the previous fit with the scenario as it was then (its stored scenario files);
 - ``assumptions only``: the previous fit with today's scenario file;
@@ -18,43 +20,78 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from forecast.core.errors import ForecastError
+from forecast.core.presentation import (
+    MetricKey,
+    format_number,
+    headline_quantities,
+    parse_metric_key,
+)
 from forecast.data.dataset import Dataset
 from forecast.pipeline.results import Forecast
 from forecast.store.bundles import FitBundle
 
-#: (metric, calendar year, vendor) of each headline quantity.
-HEADLINE_METRICS: tuple[tuple[str, str, str], ...] = (
-    ("tam", "2026", ""),
-    ("tam", "2030", ""),
-    ("share", "2030", "nvidia"),
-    ("share", "2030", "aws"),
-    ("aws_revenue_topdown", "2030", ""),
-)
+
+def first_full_year(forecast: Forecast) -> str | None:
+    """The first calendar year whose four quarters are all in the forecast (None if none)."""
+    labels = {str(q) for q in forecast.data["quarter"].values}
+    years = sorted({label[:4] for label in labels})
+    return next((year for year in years
+                 if all(f"{year}Q{k}" in labels for k in range(1, 5))), None)
 
 
-def headline_values(forecast: Forecast) -> dict[str, dict[str, float]]:
-    """Median and 80% interval of each headline metric, and every thesis probability."""
+def revision_quantities(forecast: Forecast, horizon: int | str) -> tuple[MetricKey, ...]:
+    """The headline quantities of a revision report: TAM in the forecast's first full year
+    and the headline quantities of the horizon year (the scenario's)."""
+    return headline_quantities(first_full_year(forecast) or horizon, horizon)
+
+
+def headline_values(forecast: Forecast, quantities: Sequence[MetricKey] | None = None
+                    ) -> dict[str, dict[str, float]]:
+    """Median and 80% interval of each headline quantity, and every thesis probability.
+
+    Parameters
+    ----------
+    forecast
+        The forecast to read.
+    quantities
+        Which quantities (default :func:`revision_quantities` of the forecast and its
+        horizon); those missing from the forecast are left out.
+
+    Returns
+    -------
+    dict
+        By :attr:`~forecast.core.presentation.MetricKey.row_name` (``tam:2030``,
+        ``share:2030:aws``, ``thesis:NAME``): ``q10``, ``q50`` and ``q90``, or for a thesis
+        its probability as ``q50`` and its Monte Carlo error as ``mcse``.
+    """
+    if quantities is None:
+        quantities = revision_quantities(forecast, forecast.meta["horizon"])
     values: dict[str, dict[str, float]] = {}
-    for metric, period, vendor in HEADLINE_METRICS:
-        if metric not in forecast.data:
+    tables: dict[str, pd.DataFrame] = {}
+    for quantity in quantities:
+        if quantity.metric not in forecast.data:
             continue
-        table = forecast.quantiles(metric)
+        if quantity.metric not in tables:
+            tables[quantity.metric] = forecast.quantiles(quantity.metric)
+        table = tables[quantity.metric]
         column = table.columns[2]
-        match = table[(table["period"] == period) & (table[column].astype(str) == vendor)]
+        match = table[(table["period"] == quantity.period)
+                      & (table[column].astype(str) == (quantity.key or ""))]
         if match.empty:
             continue
         row = match.iloc[0]
-        name = f"{metric}:{period}" + (f":{vendor}" if vendor else "")
-        values[name] = {"q10": float(row["q10"]), "q50": float(row["q50"]),
-                        "q90": float(row["q90"])}
+        values[quantity.row_name] = {"q10": float(row["q10"]), "q50": float(row["q50"]),
+                                     "q90": float(row["q90"])}
     for thesis in forecast.theses().itertuples(index=False):
-        values[f"thesis:{thesis.name}"] = {"q50": float(thesis.probability),
-                                            "mcse": float(thesis.mcse)}
+        values[MetricKey(thesis.name, kind="thesis").row_name] = {
+            "q50": float(thesis.probability), "mcse": float(thesis.mcse)}
     return values
 
 
@@ -85,7 +122,9 @@ def revision_table(new_bundle: FitBundle, new_dataset: Dataset, scenarios: list[
 
     ``new_bundle`` is a whole fit (all model keys); ``previous`` maps a scenario name to the
     previous fit of that scenario and the data it saw. A scenario without a previous fit
-    gets NaN for the previous values.
+    gets NaN for the previous values. The headline years are the new forecast's first full
+    year and the scenario's horizon (:func:`revision_quantities`), the same for the three
+    forecasts of a scenario.
     """
     from forecast.pipeline.fitting import priors_digest
     from forecast.pipeline.simulate import simulate
@@ -94,8 +133,10 @@ def revision_table(new_bundle: FitBundle, new_dataset: Dataset, scenarios: list[
     rows: list[dict[str, Any]] = []
     for scenario in scenarios:
         digest = priors_digest(scenario)
-        new = headline_values(simulate(new_bundle.for_scenario(digest), new_dataset, scenario,
-                                       draws=draws, seed=seed))
+        forecast = simulate(new_bundle.for_scenario(digest), new_dataset, scenario,
+                            draws=draws, seed=seed)
+        quantities = revision_quantities(forecast, scenario.horizon)
+        new = headline_values(forecast, quantities)
         before = assumptions = None
         priors_changed = False
         previous_id = None
@@ -111,20 +152,17 @@ def revision_table(new_bundle: FitBundle, new_dataset: Dataset, scenarios: list[
             if previous_bundle.keys_for(old_digest) is not None:
                 old_models = previous_bundle.for_scenario(old_digest)
                 before = headline_values(simulate(old_models, previous_dataset, old_scenario,
-                                                  draws=draws, seed=seed))
+                                                  draws=draws, seed=seed), quantities)
                 assumptions = headline_values(simulate(old_models, previous_dataset, scenario,
-                                                       draws=draws, seed=seed))
+                                                       draws=draws, seed=seed), quantities)
         rows += [{**row, "previous_fit": previous_id} for row in
                  _move_rows(scenario.name, before, assumptions, new, priors_changed)]
     return pd.DataFrame.from_records(rows)
 
 
 def _fmt(value: float, metric: str) -> str:
-    if value != value:  # NaN
-        return "-"
-    if metric.startswith(("share", "thesis")):
-        return f"{value:.3f}"
-    return f"{value:,.1f}"
+    """A value of the row named ``metric`` (a row name such as ``share:2030:aws``)."""
+    return format_number(value, parse_metric_key(metric).unit, missing="-")
 
 
 def _interval(row: Any, prefix: str) -> str:
@@ -165,6 +203,53 @@ def to_markdown(table: pd.DataFrame, header: dict[str, Any]) -> str:
                   f"{r['new_value']} | {r['new_source']} |" for r in revisions]
         lines.append("")
     return "\n".join(lines)
+
+
+def compare_fits(old_id: str, new_id: str, root: str | Path | None = None, draws: int = 2000,
+                 seed: int = 0) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The revision table between two stored fits, and the header of its report.
+
+    Every scenario both fits cover is forecast as :func:`revision_table` does, with the
+    scenario files the new fit stored (else the shipped ones) and each fit's own data.
+
+    Parameters
+    ----------
+    old_id, new_id
+        The earlier and the later fit.
+    root
+        Fit store (default: the project's ``artifacts/``).
+    draws, seed
+        Paths and seed of every forecast.
+
+    Returns
+    -------
+    (pandas.DataFrame, dict)
+        The table and the header for :func:`to_markdown` / :func:`to_json`.
+
+    Raises
+    ------
+    ForecastError
+        If a fit is missing or the two share no scenario.
+    """
+    from forecast.pipeline.runner import fit_dataset
+    from forecast.scenarios import load_scenario
+    from forecast.store.bundles import load_bundle
+
+    old = load_bundle(old_id, root)
+    new = load_bundle(new_id, root)
+    names = [name for name in new.scenarios if name in old.scenarios]
+    if not names:
+        raise ForecastError(f"fits {old_id} and {new_id} share no scenario")
+    scenarios = [load_scenario(name, new.scenarios_dir) if new.scenarios_dir is not None
+                 and (new.scenarios_dir / f"{name}.toml").exists() else load_scenario(name)
+                 for name in names]
+    before = (old, fit_dataset(old.data_dir, old.meta.get("as_of")))
+    table = revision_table(new, fit_dataset(new.data_dir, new.meta.get("as_of")), scenarios,
+                           dict.fromkeys(names, before), draws=draws, seed=seed)
+    header = {"fit_id": new.fit_id, "previous_fit": old.fit_id, "as_of": new.meta.get("as_of"),
+              "data_end": new.meta.get("data_end"), "status": new.status,
+              "drop": new.meta.get("drop"), "merge": new.meta.get("merge", "")}
+    return table, header
 
 
 def to_json(table: pd.DataFrame, header: dict[str, Any]) -> str:

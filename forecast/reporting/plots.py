@@ -17,7 +17,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from forecast.core.errors import ForecastError  # noqa: E402
-from forecast.pipeline.results import UNITS, Forecast  # noqa: E402
+from forecast.core.presentation import unit_of  # noqa: E402
+from forecast.pipeline.results import Forecast  # noqa: E402
 
 
 def _quarter_positions(labels: list[str]) -> np.ndarray:
@@ -51,7 +52,7 @@ def fan_chart(forecast: Forecast, metric: str, key: str | None = None,
                 color="black", marker=".", label="history")
     title = metric if key is None else f"{metric}: {key}"
     ax.set_title(f"{title} ({forecast.scenario})")
-    ax.set_ylabel(UNITS.get(metric, ""))
+    ax.set_ylabel(unit_of(metric))
     ax.set_xlabel("calendar year")
     ax.legend(loc="upper left")
     ax.grid(alpha=0.3)
@@ -130,7 +131,7 @@ def stacked_shares(forecast: Forecast, metric: str = "share",
         below = top
     ax.set_ylim(0, 1)
     ax.set_title(f"{metric} by vendor, stacked ({forecast.scenario})")
-    ax.set_ylabel(UNITS.get(metric, ""))
+    ax.set_ylabel(unit_of(metric))
     ax.set_xlabel("calendar year")
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
     ax.grid(alpha=0.3)

@@ -21,9 +21,18 @@ import numpy as np
 import pytest
 
 from forecast.core.errors import ForecastError
-from forecast.reporting.report import Cell, Heading, Image, Paragraph, Report, Table, format_value
+from forecast.core.presentation import format_number
+from forecast.reporting.report import (
+    Cell,
+    Heading,
+    Image,
+    Paragraph,
+    Report,
+    ReportBuilder,
+    Table,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 DRAWS = 400
 
@@ -73,12 +82,14 @@ def test_write_creates_files_and_reports_unwritable_places(tmp_path):
         report.write(blocker / "sub")
 
 
-def test_format_value():
-    assert format_value(0.12345, "fraction of spend") == "0.123"
-    assert format_value(0.5, "probability") == "0.500"
-    assert format_value(1234.56, "USD billions") == "1,234.6"
-    assert format_value(1.00123) == "1.001"
-    assert format_value(float("nan")) == "\u2013"
+def test_builder_formats_cells_by_unit_and_records_full_values():
+    b = ReportBuilder()
+    cells = [b.number("a", 1234.56, "USD billions"), b.number("b", 0.12345, "probability"),
+             b.number("c", float("nan")), b.number("a", 1234.56, "USD billions")]
+    assert [c.text for c in cells] == ["1,234.6", "0.123", "\u2013", "1,234.6"]
+    assert b.numbers["a"] == 1234.56 and np.isnan(b.numbers["c"])
+    with pytest.raises(AssertionError):
+        b.number("a", 1.0)  # one key, one value
 
 
 # --------------------------------------------------------------------------- browser
@@ -239,9 +250,9 @@ def test_every_image_is_non_empty(built):
 
 @pytest.mark.slow
 def test_report_numbers_equal_the_python_api(built, fit_store):
+    from forecast.core.presentation import HEADLINE
     from forecast.pipeline.results import quantile_table
     from forecast.pipeline.runner import load_run, run_scenario
-    from forecast.reporting.report import HEADLINE
     from forecast.reporting.sensitivity import (
         SimulationSensitivity,
         forecast_inputs,
@@ -261,7 +272,7 @@ def test_report_numbers_equal_the_python_api(built, fit_store):
             assert np.isnan(value), key
         else:
             assert value == float(expected), (key, value, expected)
-        assert text == format_value(float(expected), unit), (key, text)
+        assert text == format_number(float(expected), unit), (key, text)
 
     api = run_scenario("bull", draws=DRAWS, root=fit_store)
     table = quantile_table(api, HEADLINE)
@@ -305,7 +316,7 @@ def test_report_numbers_equal_the_python_api(built, fit_store):
     markdown = (built / "report_bull.md").read_text(encoding="utf-8")
     median = table[(table["metric"] == "tam") & (table["period"] == horizon)]["q50"].item()
     assert f"| tam | {horizon} |  | USD billions |" in markdown
-    assert format_value(median, "USD billions") in markdown
+    assert format_number(median, "USD billions") in markdown
     for spec_name, input_spec in scenario.inputs.items():
         assert spec_name in markdown
         assert html.escape(input_spec.rationale.split("\n")[0][:40]) in (

@@ -13,7 +13,7 @@ import xarray as xr
 from forecast.core.errors import ForecastError
 from forecast.pipeline.results import Forecast
 from forecast.reporting import plots
-from forecast.reporting.sensitivity import spider, tornado
+from forecast.reporting.sensitivity.measures import spider, tornado
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

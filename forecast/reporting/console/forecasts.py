@@ -1,0 +1,124 @@
+"""Forecasts on the terminal: headline quantiles, theses, scenarios side by side.
+
+Imports only numpy, pandas and xarray (through :mod:`forecast.pipeline.results`): a forecast
+from a stored fit never loads SciPy, Matplotlib or PyMC.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pandas as pd
+
+from forecast.core.errors import ForecastError
+from forecast.core.presentation import HEADLINE, HEADLINE_VENDORS, PROBABILITY, format_number
+from forecast.pipeline.results import Forecast, quantile_table
+from forecast.reporting.console.table import table_text
+
+#: Output formats of :func:`forecast_text`.
+FORMATS = ("table", "json", "csv")
+
+
+def _number(value: float, unit: str) -> str:
+    # Fixed-width columns: no thousands separators; a missing value as Python prints it.
+    return format_number(value, unit, missing="nan", thousands=False)
+
+
+def headline_text(result: Forecast) -> str:
+    """Calendar-year 10/50/90% of the headline metrics, one block per metric.
+
+    Parameters
+    ----------
+    result
+        The forecast.
+
+    Returns
+    -------
+    str
+        For each metric of :data:`~forecast.core.presentation.HEADLINE` a title line with its
+        unit, then a line per year (and vendor of
+        :data:`~forecast.core.presentation.HEADLINE_VENDORS`).
+    """
+    table = quantile_table(result, HEADLINE)
+    table = table[table["vendor"].isin(HEADLINE_VENDORS)]
+    lines = []
+    for metric, group in table.groupby("metric", sort=False):
+        unit = group["unit"].iloc[0]
+        lines.append(f"{metric} ({unit}), calendar year: 10% / 50% / 90%")
+        for row in group.itertuples(index=False):
+            label = f"{row.period} {row.vendor}".strip()
+            lines.append(f"  {label:<16} {_number(row.q10, unit):>8} "
+                         f"{_number(row.q50, unit):>8} {_number(row.q90, unit):>8}")
+    return "\n".join(lines)
+
+
+def theses_text(result: Forecast) -> str:
+    """Every thesis with its probability, Monte Carlo error, statement and when it is met."""
+    lines = ["theses (probability +- Monte Carlo standard error):"]
+    for row in result.theses().itertuples(index=False):
+        lines.append(f"  {row.name}: P = {_number(row.probability, PROBABILITY)} +- "
+                     f"{_number(row.mcse, PROBABILITY)}")
+        lines.append(f"      {row.statement}")
+        first = getattr(row, "first_year_median", None)
+        if first is not None and first == first:
+            lines.append(f"      median first year reached: {first:.0f}; never within the "
+                         f"horizon in {row.never_within_horizon:.0%} of paths")
+    return "\n".join(lines)
+
+
+def comparison_text(results: Sequence[Forecast]) -> str:
+    """Medians in the horizon year and thesis probabilities, one column per scenario."""
+    names = [r.scenario for r in results]
+    tables = [quantile_table(r, HEADLINE, years=[str(r.meta["horizon"])]).assign(
+        scenario=r.scenario) for r in results]
+    theses = [r.theses().assign(scenario=r.scenario) for r in results]
+    medians = pd.concat(tables).pivot_table(
+        index=["metric", "period", "vendor"], columns="scenario", values="q50",
+        sort=False)[names]
+    probabilities = pd.concat(theses).pivot_table(
+        index="name", columns="scenario", values="probability", sort=False)[names]
+    return "\n".join([
+        f"median in {results[0].meta['horizon']} by scenario",
+        table_text(medians.round(3).reset_index()),
+        "",
+        "thesis probabilities by scenario",
+        table_text(probabilities.round(3).reset_index()),
+    ])
+
+
+def forecast_text(results: Sequence[Forecast], fmt: str = "table",
+                  compare: bool = False) -> str:
+    """What ``cli.py forecast`` prints for one forecast, or several compared.
+
+    Parameters
+    ----------
+    results
+        The forecasts (one unless ``compare``).
+    fmt
+        ``table``: provenance, :func:`headline_text` and :func:`theses_text` (or
+        :func:`comparison_text`); ``json``: the summary (a list of them when comparing);
+        ``csv``: the headline quantiles (one forecast only; a comparison prints its table).
+    compare
+        Several scenarios side by side.
+
+    Returns
+    -------
+    str
+        The text, without a final newline.
+    """
+    if fmt not in FORMATS:
+        raise ForecastError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+    if compare:
+        if fmt == "json":
+            return json.dumps([r.summary() for r in results], indent=2, sort_keys=True)
+        return comparison_text(results)
+    result = results[0]
+    if fmt == "json":
+        return json.dumps(result.summary(), indent=2, sort_keys=True)
+    if fmt == "csv":
+        csv = quantile_table(result, HEADLINE).to_csv(index=False, float_format="%.6g")
+        return csv.removesuffix("\n")
+    return "\n".join([f"scenario {result.scenario}, fit {result.fit_id}, {result.draws} draws, "
+                      f"seed {result.seed}, data to {result.meta['data_end']}",
+                      headline_text(result), "", theses_text(result)])

@@ -1,0 +1,144 @@
+"""The models one at a time: an observed series' forecast, the market backtest, a diffusion fit.
+
+These commands fit or load models, so they import the modelling code (and PyMC) when called.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from forecast.core.errors import ForecastError
+from forecast.core.presentation import format_number
+from forecast.reporting.console.table import table_text
+
+
+def series_text(name: str | None, *, quarters: int = 4, fmt: str = "table",
+                scenario: str = "base", data_dir: str | Path | None = None,
+                root: str | Path | None = None,
+                progress: Callable[[str], None] | None = None) -> str:
+    """The posterior predictive of an observed revenue series, or the series' names.
+
+    Parameters
+    ----------
+    name
+        Series name; None lists the names.
+    quarters
+        Fiscal quarters ahead (> 0).
+    fmt
+        ``table`` (rounded to 3 decimals, with a header line) or ``json`` (records).
+    scenario
+        Scenario whose priors the market fit uses.
+    data_dir, root
+        Data directory and fit store (defaults: the project's).
+    progress
+        Called with a line per fitting step when a fit has to be made.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    ForecastError
+        On ``quarters <= 0`` or an unknown series.
+    """
+    from forecast.data.dataset import load_dataset
+    from forecast.models.market import market_series_forecast
+
+    dataset = load_dataset(data_dir)
+    if name is None:
+        return "\n".join(market_series_forecast(dataset, None))
+    if quarters <= 0:
+        raise ForecastError(f"--quarters must be > 0, got {quarters}")
+    from forecast.pipeline.fitting import load_or_fit
+    from forecast.scenarios import load_scenario
+
+    bundle = load_or_fit(dataset, load_scenario(scenario), root=root, progress=progress)
+    market = bundle.models["market"]
+    if name not in market.series_names():
+        raise ForecastError(f"unknown series {name!r} (known: "
+                            f"{', '.join(market.series_names())})")
+    table = market_series_forecast(dataset, name, quarters=quarters, fitted=market)
+    if fmt == "json":
+        return table.to_json(orient="records", date_format="iso", double_precision=4)
+    numeric = table.select_dtypes("number").columns
+    table[numeric] = table[numeric].round(3)
+    return (f"{name}: posterior predictive, USD billions per fiscal quarter "
+            f"(fit {bundle.fit_id})\n" + table_text(table))
+
+
+def backtest_text(*, origins: int = 6, horizon: int = 4, draws: int = 1000,
+                  data_dir: str | Path | None = None,
+                  progress: Callable[[str], None] | None = None) -> str:
+    """Rolling-origin backtest of the market model against simple baselines.
+
+    Parameters
+    ----------
+    origins, horizon
+        Forecast origins and quarters ahead (both > 0).
+    draws
+        Posterior predictive draws per forecast.
+    data_dir
+        Data directory (default: the project's ``data/``).
+    progress
+        Called with a line per origin.
+
+    Returns
+    -------
+    str
+        The summary table, rounded to 3 decimals.
+    """
+    from forecast.data.dataset import load_dataset
+    from forecast.evaluation.market_backtest import backtest_market
+
+    if origins <= 0 or horizon <= 0:
+        raise ForecastError("--origins and --horizon must be > 0")
+    _, summary = backtest_market(load_dataset(data_dir), origins=origins, horizon=horizon,
+                                 draws=draws, progress=progress)
+    return table_text(summary.round(3))
+
+
+def diffusion_text(file: str | Path, *, model: str = "bass", fmt: str = "table",
+                   progress: Callable[[str], None] | None = None) -> str:
+    """Fit a Bass-family model to a unit series (``period,value`` CSV) and report it.
+
+    Parameters
+    ----------
+    file
+        The CSV file; checked before the (slow) fit.
+    model
+        ``bass``, ``gbass`` or ``norton-bass``.
+    fmt
+        ``table`` or ``json``.
+    progress
+        Called once before fitting.
+
+    Returns
+    -------
+    str
+        Parameters with their intervals and the convergence diagnostics.
+    """
+    import pandas as pd
+
+    from forecast.models.diffusion import diffusion_report, fit_units_csv, read_units_csv
+
+    read_units_csv(file, model)  # bad input fails here, before the slow part
+    if progress is not None:
+        progress(f"fitting {model} to {file} (NUTS; about 10-30 s)...")
+    report = diffusion_report(fit_units_csv(file, kind=model))
+    if fmt == "json":
+        return json.dumps(report, indent=2)
+    table = pd.DataFrame(report["parameters"])
+    for column in ("median", "lower", "upper"):
+        table[column] = table[column].map(lambda value: format_number(value, missing="nan"))
+    status = "converged" if report["converged"] else "NOT CONVERGED: do not rely on it"
+    return "\n".join([
+        f"{report['model']} fit to {report['n_observations']} periods "
+        f"({int(report['interval'] * 100)}% intervals; p and q per period)",
+        table_text(table),
+        f"max r_hat {report['max_r_hat']:.4f}, min bulk ESS {report['min_ess_bulk']:.0f}, "
+        f"divergences {report['divergences']}: {status}",
+    ])

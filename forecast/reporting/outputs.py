@@ -1,0 +1,87 @@
+"""Files of a forecast: CSV quantiles, Parquet paths, JSON summary and PNG fan charts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from forecast.core.errors import ForecastError
+from forecast.core.presentation import parse_metric_key
+from forecast.pipeline.results import Forecast
+
+#: Fan charts written with a forecast's files (metric keys: a metric, or one of a vendor).
+FORECAST_CHARTS = ("tam", "share:nvidia", "share:aws", "aws_revenue_topdown")
+
+
+def check_out_dir(out: str | Path) -> Path:
+    """Create an output directory if needed and prove it writable, before any slow work.
+
+    Parameters
+    ----------
+    out
+        The directory (``--out``).
+
+    Returns
+    -------
+    Path
+        The directory.
+
+    Raises
+    ------
+    ForecastError
+        If it cannot be created or written.
+    """
+    directory = Path(out)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ForecastError(f"--out {out}: not writable ({exc.strerror})") from None
+    return directory
+
+
+def write_forecast_files(result: Forecast, directory: Path) -> list[Path]:
+    """Write a forecast's files into ``directory``, all or nothing.
+
+    ``forecast_<scenario>_quantiles.csv`` (annual quantiles of every metric),
+    ``_paths.parquet`` (every path), ``_summary.json`` and a PNG fan chart per
+    :data:`FORECAST_CHARTS` (``forecast_<scenario>_share_aws.png``...). The files are made in
+    a hidden staging directory and moved in once all exist.
+
+    Parameters
+    ----------
+    result
+        The forecast.
+    directory
+        An existing, writable directory (:func:`check_out_dir`).
+
+    Returns
+    -------
+    list of Path
+        The files written, sorted by name.
+    """
+    from forecast.reporting import plots
+
+    staging = Path(tempfile.mkdtemp(prefix=".forecast-", dir=directory))
+    try:
+        stem = f"forecast_{result.scenario}"
+        result.to_csv(staging / f"{stem}_quantiles.csv")
+        result.to_parquet(staging / f"{stem}_paths.parquet")
+        (staging / f"{stem}_summary.json").write_text(
+            json.dumps(result.summary(), indent=2, sort_keys=True))
+        for chart in map(parse_metric_key, FORECAST_CHARTS):
+            history = result.history_for(chart.metric, chart.key)
+            fig, _ = plots.fan_chart(result, chart.metric, chart.key, history=history)
+            plots.save(fig, staging / f"{stem}_{chart.text.replace(':', '_')}.png")
+        written = []
+        for path in sorted(staging.iterdir()):
+            target = directory / path.name
+            path.replace(target)
+            written.append(target)
+        return written
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

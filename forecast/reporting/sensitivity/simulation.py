@@ -1,0 +1,289 @@
+"""One-at-a-time sensitivity by re-running the simulation from one loaded fit.
+
+:class:`SimulationSensitivity` re-runs :func:`~forecast.pipeline.simulate.simulate` with the
+scenario inputs held at quantiles (the ``inputs`` argument of ``simulate``), always with the
+same seed and number of draws: common random numbers, so the posterior draws and model noise
+are identical across runs and a swing is the effect of the input, not Monte Carlo noise.
+:func:`run_sensitivity` adds the global ranking over the scenario's own Monte Carlo draws.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from forecast.core.errors import ForecastError
+from forecast.pipeline.results import Forecast
+from forecast.reporting.sensitivity.measures import (
+    SPIDER_PERCENTILES,
+    global_ranking,
+    spider,
+    tornado,
+)
+from forecast.reporting.sensitivity.outputs import (
+    OutputSpec,
+    check_output,
+    output_draws,
+    output_value,
+    parse_output,
+)
+
+#: Default number of paths per one-at-a-time run.
+DEFAULT_DRAWS = 2000
+
+
+def fixed_inputs(scenario: Any, point: Mapping[str, float], n: int) -> pd.DataFrame:
+    """Scenario inputs held at one value each, ``n`` identical rows (as ``Scenario.sample``).
+
+    Inputs missing from ``point`` are held at their medians; quarter inputs stay integer
+    quarter indices.
+    """
+    unknown = sorted(set(point) - set(scenario.input_names))
+    if unknown:
+        raise ForecastError(f"scenario {scenario.name} has no input {unknown[0]!r}")
+    columns = {}
+    for name, spec in scenario.inputs.items():
+        value = point[name] if name in point else spec.median()
+        if spec.is_quarter:
+            columns[name] = np.full(n, int(round(value)), dtype=np.int64)
+        else:
+            columns[name] = np.full(n, float(value), dtype=float)
+    frame = pd.DataFrame(columns, columns=scenario.input_names)
+    frame.index.name = "draw"
+    return frame
+
+
+def input_ppfs(scenario: Any, names: Iterable[str] | None = None
+               ) -> dict[str, Callable[[float], float]]:
+    """Inverse CDF per scenario input (all inputs, or ``names``), for :func:`one_at_a_time`."""
+    chosen = list(scenario.input_names if names is None else names)
+    for name in chosen:
+        if name not in scenario.inputs:
+            raise ForecastError(f"scenario {scenario.name} has no input {name!r}")
+    return {name: (lambda u, spec=scenario.inputs[name]: spec.quantile(u)) for name in chosen}
+
+
+def forecast_inputs(scenario: Any, forecast: Forecast) -> pd.DataFrame:
+    """The input draws behind a forecast made by ``simulate`` from the scenario's own sampler.
+
+    ``Scenario.sample`` is deterministic given the number of draws and the seed, so these are
+    exactly the rows ``simulate`` used (not so for a forecast made with an ``inputs``
+    override).
+    """
+    if forecast.scenario != scenario.name:
+        raise ForecastError(
+            f"forecast is of scenario {forecast.scenario}, not {scenario.name}")
+    return scenario.sample(forecast.draws, seed=forecast.seed)
+
+
+class _Memoised:
+    """A fitted model whose deterministic methods are cached for calls with hashable arguments.
+
+    ``simulate`` asks the market model for the same TAM paths (same end, draws and seed) and
+    both models for the same in-sample history in every one-at-a-time run; those answers do
+    not depend on the scenario inputs, so each is computed once and copied out.
+    """
+
+    def __init__(self, model: Any, methods: Sequence[str]):
+        self._model = model
+        self._methods = frozenset(methods)
+        self._cache: dict[Any, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("_model", "_methods", "_cache"):  # not yet set (copy, unpickling)
+            raise AttributeError(name)
+        attribute = getattr(self._model, name)
+        if name not in self._methods:
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            key = (name, args, tuple(sorted(kwargs.items())))
+            try:
+                hash(key)
+            except TypeError:
+                return attribute(*args, **kwargs)
+            if key not in self._cache:
+                self._cache[key] = attribute(*args, **kwargs)
+            return copy.deepcopy(self._cache[key])
+
+        return call
+
+
+def _memoised_bundle(bundle: Any) -> Any:
+    cached = {"market": ("forecast", "spend_history"), "share": ("fitted_shares",)}
+    models = {name: (_Memoised(model, cached[name]) if name in cached else model)
+              for name, model in bundle.models.items()}
+    return dataclasses.replace(bundle, models=models)
+
+
+class SimulationSensitivity:
+    """One-at-a-time sensitivity of forecast outputs, re-running ``simulate`` per point.
+
+    Every run uses the same fit, number of draws and seed (common random numbers). Each
+    point (one value per input) is simulated once and all the requested outputs are read
+    off it, so a tornado and a spider over the same outputs share runs.
+
+    Parameters
+    ----------
+    bundle, dataset, scenario
+        A loaded fit (keyed ``price``/``market``/``share``), its data and the scenario
+        (see :func:`forecast.pipeline.runner.load_run`).
+    outputs
+        Outputs to track (:class:`OutputSpec` or text for :func:`parse_output`).
+    draws
+        Paths per run (default :data:`DEFAULT_DRAWS`).
+    seed
+        Seed of every run (default: the scenario's).
+    horizon
+        Last calendar year (default: the scenario's).
+    progress
+        Called with a line every 10 simulation runs.
+    """
+
+    def __init__(self, bundle: Any, dataset: Any, scenario: Any,
+                 outputs: Sequence[OutputSpec | str], draws: int = DEFAULT_DRAWS,
+                 seed: int | None = None, horizon: int | None = None,
+                 progress: Callable[[str], None] | None = None):
+        if int(draws) <= 0:
+            raise ForecastError(f"draws must be > 0, got {draws}")
+        self.outputs = [parse_output(o) if isinstance(o, str) else o for o in outputs]
+        if not self.outputs:
+            raise ForecastError("no output to analyse")
+        self.bundle = _memoised_bundle(bundle)
+        self.dataset = dataset
+        self.scenario = scenario
+        self.draws = int(draws)
+        self.seed = scenario.seed if seed is None else int(seed)
+        self.horizon = horizon
+        self.progress = progress
+        self.runs = 0
+        self._cache: dict[tuple[float, ...], dict[OutputSpec, float]] = {}
+        self._checked = False
+        self._medians = {name: float(spec.median()) for name, spec in scenario.inputs.items()}
+
+    def _values(self, point: Mapping[str, float]) -> dict[OutputSpec, float]:
+        names = self.scenario.input_names
+        full = {name: float(point.get(name, self._medians[name])) for name in names}
+        key = tuple(full[name] for name in names)
+        if key not in self._cache:
+            from forecast.pipeline.simulate import simulate
+
+            inputs = fixed_inputs(self.scenario, full, self.draws)
+            result = simulate(self.bundle, self.dataset, self.scenario, draws=self.draws,
+                              seed=self.seed, horizon=self.horizon, inputs=inputs)
+            if not self._checked:
+                for spec in self.outputs:
+                    check_output(result, spec)
+                self._checked = True
+            self.runs += 1
+            if self.progress is not None and self.runs % 10 == 0:
+                self.progress(f"sensitivity: {self.runs} simulation runs")
+            self._cache[key] = {spec: output_value(result, spec) for spec in self.outputs}
+        return self._cache[key]
+
+    def _spec(self, output: OutputSpec | str | None) -> OutputSpec:
+        if output is None:
+            return self.outputs[0]
+        spec = parse_output(output) if isinstance(output, str) else output
+        if spec not in self.outputs:
+            raise ForecastError(f"output {spec.label} was not requested "
+                                f"(requested: {', '.join(o.label for o in self.outputs)})")
+        return spec
+
+    def evaluator(self, output: OutputSpec | str | None = None
+                  ) -> Callable[[Mapping[str, float]], float]:
+        """Point -> output value, for the pure functions (:func:`tornado`, :func:`spider`)."""
+        spec = self._spec(output)
+        return lambda point: self._values(point)[spec]
+
+    def baseline(self, output: OutputSpec | str | None = None) -> float:
+        """The output with every input at its median."""
+        return self.evaluator(output)({})
+
+    def tornado(self, output: OutputSpec | str | None = None, low: float = 10,
+                high: float = 90, inputs: Iterable[str] | None = None) -> pd.DataFrame:
+        """Tornado data (see :func:`tornado_table`) plus each input's ``unit``."""
+        self.baseline(output)  # first run: checks the outputs before the swings
+        table = tornado(self.evaluator(output), input_ppfs(self.scenario, inputs), low, high)
+        table["unit"] = [self.scenario.inputs[name].unit for name in table["input"]]
+        return table
+
+    def spider(self, output: OutputSpec | str | None = None,
+               percentiles: Sequence[float] = SPIDER_PERCENTILES,
+               inputs: Iterable[str] | None = None) -> pd.DataFrame:
+        """Spider data (see :func:`spider_table`)."""
+        self.baseline(output)
+        return spider(self.evaluator(output), input_ppfs(self.scenario, inputs), percentiles)
+
+
+@dataclass
+class SensitivityResult:
+    """Everything :func:`run_sensitivity` computes for one output, and how long it took."""
+
+    output: OutputSpec
+    scenario: Any
+    fit_id: str
+    draws: int
+    seed: int
+    tornado: pd.DataFrame
+    ranking: pd.DataFrame
+    runs: int
+    seconds: float = 0.0
+
+
+def run_sensitivity(name: str, metric: str, *, stat: str = "median",
+                    draws: int | None = None, seed: int | None = None,
+                    horizon: int | None = None, root: str | Path | None = None,
+                    fit_id: str | None = None, data_dir: str | Path | None = None,
+                    low: float = 10, high: float = 90,
+                    progress: Callable[[str], None] | None = None) -> SensitivityResult:
+    """Tornado of one output under a scenario, and the global ranking over its draws.
+
+    Parameters
+    ----------
+    name
+        Scenario name or file.
+    metric
+        Output text for :func:`parse_output` (``aws_revenue:2030``, ``thesis:NAME``...).
+    stat
+        Statistic of a metric's draws (median, mean, p10, p90).
+    draws, seed, horizon
+        Paths per run (default :data:`DEFAULT_DRAWS`), seed (default: the scenario's) and
+        last year.
+    root, fit_id, data_dir
+        Which fit and data (as for :func:`forecast.pipeline.runner.run_scenario`).
+    low, high
+        Percentiles of the swing.
+
+    Returns
+    -------
+    SensitivityResult
+        The tornado, the ranking, how many simulation runs they took and the seconds.
+    """
+    from forecast.pipeline.runner import load_run
+    from forecast.pipeline.simulate import simulate
+
+    started = time.perf_counter()
+    spec = parse_output(metric, stat)
+    scenario, dataset, bundle = load_run(name, root=root, fit_id=fit_id, data_dir=data_dir,
+                                         progress=progress)
+    runner = SimulationSensitivity(bundle, dataset, scenario, [spec],
+                                   draws=DEFAULT_DRAWS if draws is None else draws,
+                                   seed=seed, horizon=horizon, progress=progress)
+    table = runner.tornado(spec, low=low, high=high)
+    inputs = scenario.sample(runner.draws, seed=runner.seed)
+    monte_carlo = simulate(runner.bundle, dataset, scenario, draws=runner.draws,
+                           seed=runner.seed, horizon=horizon, inputs=inputs)
+    ranking = global_ranking(inputs, output_draws(monte_carlo, spec))
+    return SensitivityResult(output=spec, scenario=scenario, fit_id=bundle.fit_id,
+                             draws=runner.draws, seed=runner.seed, tornado=table,
+                             ranking=ranking, runs=runner.runs,
+                             seconds=time.perf_counter() - started)

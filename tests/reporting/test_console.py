@@ -1,0 +1,114 @@
+"""What the command line prints for forecasts, and the files a forecast writes, on synthetic
+paths (the same text on stored fits is checked end to end in tests/test_forecast_cli.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+from forecast.core.errors import ForecastError
+from forecast.pipeline.results import Forecast
+from forecast.reporting.console.forecasts import (
+    comparison_text,
+    forecast_text,
+    headline_text,
+    theses_text,
+)
+from forecast.reporting.console.table import table_text
+from forecast.reporting.outputs import check_out_dir, write_forecast_files
+from forecast.scenarios import ThesisSpec
+
+QUARTERS = [f"{y}Q{q}" for y in (2029, 2030) for q in range(1, 5)]
+
+
+def synthetic(name: str = "demo", scale: float = 1.0, n: int = 200) -> Forecast:
+    rng = np.random.default_rng(5)
+    tam = scale * rng.lognormal(np.log(300), 0.2, size=(n, len(QUARTERS)))
+    share = rng.dirichlet([8, 1, 1, 1], size=(n, len(QUARTERS)))
+    data = xr.Dataset(
+        {"tam": (("draw", "quarter"), tam),
+         "share": (("draw", "quarter", "vendor"), share),
+         "aws_revenue_topdown": (("draw", "quarter"), tam * share[:, :, 3])},
+        coords={"draw": np.arange(n), "quarter": QUARTERS,
+                "vendor": ["nvidia", "amd", "intel", "aws"]})
+    thesis = ThesisSpec(name="big_tam", statement="TAM above 1200 in 2030", metric="tam",
+                        period="2030", comparator=">", threshold=1200.0, aggregate="sum")
+    return Forecast(data=data, scenario=name, fit_id="F1", seed=3, theses_specs=[thesis],
+                    meta={"horizon": 2030, "data_end": "2028Q4"})
+
+
+def test_headline_blocks_per_metric_without_thousands_separators():
+    result = synthetic()
+    lines = headline_text(result).splitlines()
+    assert lines[0] == "tam (USD billions), calendar year: 10% / 50% / 90%"
+    median = float(np.quantile(result.annual("tam").sel(period="2030").values, 0.5))
+    assert median > 1000
+    row = lines[2]
+    assert row.split()[0] == "2030" and row.split()[2] == f"{median:.1f}"
+    assert "," not in row
+    # Vendors outside the headline's list (intel) are left out; fractions have 3 decimals.
+    assert any(line.startswith("  2029 aws ") for line in lines)
+    assert not any("intel" in line for line in lines)
+    share = next(line for line in lines if line.startswith("  2030 nvidia"))
+    assert all(len(value.split(".")[1]) == 3 for value in share.split()[2:])
+
+
+def test_theses_lines():
+    text = theses_text(synthetic())
+    probability = synthetic().theses()["probability"].item()
+    assert text.splitlines()[:3] == [
+        "theses (probability +- Monte Carlo standard error):",
+        f"  big_tam: P = {probability:.3f} +- "
+        f"{synthetic().theses()['mcse'].item():.3f}",
+        "      TAM above 1200 in 2030"]
+
+
+def test_forecast_text_in_each_format():
+    result = synthetic()
+    table = forecast_text([result])
+    assert table.startswith("scenario demo, fit F1, 200 draws, seed 3, data to 2028Q4\n")
+    assert "\n\ntheses (probability" in table
+    csv = forecast_text([result], "csv")
+    assert csv.splitlines()[0] == "metric,period,vendor,q10,q50,q90,unit"
+    assert not csv.endswith("\n")
+    assert json.loads(forecast_text([result], "json"))["fit_id"] == "F1"
+    with pytest.raises(ForecastError):
+        forecast_text([result], "yaml")
+
+
+def test_comparison_puts_scenarios_in_the_order_given():
+    results = [synthetic("bull", 1.2), synthetic("base"), synthetic("bear", 0.8)]
+    text = comparison_text(results)
+    lines = text.splitlines()
+    assert lines[0] == "median in 2030 by scenario"
+    header = lines[1]
+    assert header.index("bull") < header.index("base") < header.index("bear")
+    assert "thesis probabilities by scenario" in lines
+    assert forecast_text(results, "csv", compare=True) == text
+    assert len(json.loads(forecast_text(results, "json", compare=True))) == 3
+
+
+def test_table_text_prints_every_row_without_the_index():
+    frame = pd.DataFrame({"a": range(100), "b": ["x" * 80] * 100})
+    lines = table_text(frame).splitlines()
+    assert len(lines) == 101 and lines[0].split() == ["a", "b"]
+    assert lines[-1].split() == ["99", "x" * 80]
+
+
+def test_forecast_files_all_or_nothing(tmp_path):
+    out = check_out_dir(tmp_path / "new" / "dir")
+    written = write_forecast_files(synthetic("bull"), out)
+    assert [p.name for p in written] == sorted([
+        "forecast_bull_quantiles.csv", "forecast_bull_paths.parquet",
+        "forecast_bull_summary.json", "forecast_bull_tam.png",
+        "forecast_bull_share_nvidia.png", "forecast_bull_share_aws.png",
+        "forecast_bull_aws_revenue_topdown.png"])
+    assert sorted(out.iterdir()) == written  # no staging left behind
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ForecastError, match="not writable"):
+        check_out_dir(blocker / "sub")
