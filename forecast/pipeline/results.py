@@ -175,7 +175,8 @@ class Forecast:
 
     def theses(self) -> pd.DataFrame:
         """Probability, Monte Carlo standard error and metric quantiles of every thesis."""
-        return evaluate_theses(self.data, self.theses_specs)
+        return evaluate_theses(self.data, self.theses_specs,
+                               posterior_ess=self.meta.get("posterior_ess"))
 
     def compare(self, other: Forecast, metric: str = "tam",
                 q: Sequence[float] = (0.1, 0.5, 0.9)) -> pd.DataFrame:
