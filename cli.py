@@ -118,6 +118,17 @@ def cmd_backtest(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """Posterior predictive coverage and PSIS-LOO of one model of a scenario's fit."""
+    from forecast.pipeline.check import check_model
+    from forecast.reporting.model_check import format_check
+
+    result = check_model(args.model, args.scenario, root=args.artifacts, fit_id=args.fit,
+                         data_dir=args.data, seed=args.seed, progress=_timed_progress())
+    print(format_check(result))
+    return EXIT_OK
+
+
 def cmd_diffusion(args: argparse.Namespace) -> int:
     """Fit a Bass-family model to a unit series."""
     from forecast.reporting.console.models import diffusion_text
@@ -286,6 +297,18 @@ def _add_backtest(commands: Commands) -> None:
     backtest.set_defaults(handler=cmd_backtest)
 
 
+def _add_check(commands: Commands) -> None:
+    check = commands.add_parser(
+        "check", help="posterior predictive coverage and PSIS-LOO of a stored fit")
+    check.add_argument("model", choices=["price", "market", "share"])
+    check.add_argument("--scenario", default="base")
+    check.add_argument("--seed", type=int, default=0, help="seed of the predictive draws")
+    check.add_argument("--fit", help="use this stored fit id instead of the latest")
+    check.add_argument("--data", help="data directory (default: the fit's own snapshot)")
+    check.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
+    check.set_defaults(handler=cmd_check)
+
+
 def _add_diffusion(commands: Commands) -> None:
     diffusion = commands.add_parser("diffusion", help="fit a Bass-family model to a unit series")
     diffusion.add_argument("file", help="CSV with columns period,value (see README)")
@@ -384,7 +407,8 @@ def _add_report(commands: Commands) -> None:
 
 #: The subcommands, in the order ``--help`` lists them: each adds its parser.
 SUBCOMMANDS: tuple[Callable[[Commands], None], ...] = (
-    _add_data, _add_scenarios, _add_economics, _add_series, _add_backtest, _add_diffusion,
+    _add_data, _add_scenarios, _add_economics, _add_series, _add_backtest, _add_check,
+    _add_diffusion,
     _add_forecast, _add_refit, _add_fits, _add_sensitivity, _add_report,
 )
 

@@ -18,8 +18,10 @@ Subclasses fill in the hooks (``prepare``, ``build``, ``check_inputs``, ``fitted
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from forecast.data.hashing import content_digest
@@ -147,7 +149,7 @@ class BayesianModel:
         ``prior_predictive``, ``observed_data``)."""
         import pymc as pm
 
-        with self.build(inputs):
+        with self.build(inputs), _quiet_pymc():
             return pm.sample_prior_predictive(draws=draws, random_seed=seed)
 
     def posterior_predictive(self, inputs: Any, fitted: Fitted, seed: int = 0) -> Any:
@@ -156,8 +158,20 @@ class BayesianModel:
         import pymc as pm
 
         idata = fitted.inference_data()
-        with self.build(inputs):
+        with self.build(inputs), _quiet_pymc():
             return pm.sample_posterior_predictive(idata, random_seed=seed, progressbar=False)
+
+
+@contextmanager
+def _quiet_pymc() -> Iterator[None]:
+    """PyMC logs "Sampling: [...]" at INFO; a command's output should not carry it."""
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def complete_inference_data(idata: Any, model: Any) -> Any:
