@@ -1,0 +1,44 @@
+"""`python cli.py check`: posterior predictive coverage and PSIS-LOO of a stored fit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forecast.data.dataset import load_dataset
+from forecast.models.price import prepare_price_data
+from forecast.pipeline.check import check_model
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_price_check_covers_every_observation(fit_store: Path) -> None:
+    result = check_model("price", "base", root=fit_store, seed=1)
+    observations = len(prepare_price_data(load_dataset()).observations)
+    row = result.coverage.set_index("variable").loc["log_price"]
+    assert row["n"] == observations and result.loo["n"] == observations
+    # A light fit of a Student-t model is not badly miscalibrated on its own data.
+    assert 0.3 <= row["coverage_50"] <= 0.8 and 0.75 <= row["coverage_90"] <= 1.0
+    counts = [result.loo[k] for k in ("pareto_k_good", "pareto_k_ok", "pareto_k_bad",
+                                      "pareto_k_very_bad")]
+    assert sum(counts) == observations
+
+
+@pytest.mark.slow
+def test_check_command_prints_coverage_and_pareto_k(fit_store: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "cli.py", "check", "market", "--scenario", "base",
+         "--artifacts", str(fit_store)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "coverage_50" in done.stdout and "coverage_90" in done.stdout
+    assert "PSIS-LOO" in done.stdout and "Pareto k" in done.stdout
+
+
+def test_check_rejects_an_unknown_model() -> None:
+    done = subprocess.run([sys.executable, "cli.py", "check", "weather"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "invalid choice" in done.stderr
