@@ -2,12 +2,19 @@
 
 A problem is recorded as an :class:`~forecast.core.errors.Issue` (``file:row:column``, where
 row is the line in the file and the header is line 1) and reading goes on, so one pass over
-the data reports everything that is wrong with it.
+the data reports everything that is wrong with it. Every message is one line, whatever the
+file holds (cell text is quoted and shortened).
+
+Files are UTF-8, with or without a byte-order mark, with LF or CRLF line ends. Quoting is
+strict: a quote that is never closed (a file truncated inside a quoted field, or a missing
+closing quote swallowing the rows after it) is an error at the row where the quote opened,
+never a silently shortened file.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +25,7 @@ import pandas as pd
 from forecast.core.errors import Issue
 from forecast.data.schemas import Column, FileSchema
 
-__all__ = ["ParsedFile", "parse_date", "read_csv"]
+__all__ = ["MAX_FILE_BYTES", "ParsedFile", "parse_date", "read_csv", "shown", "span_start"]
 
 _DATE_PATTERNS = (
     (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "day"),
@@ -26,6 +33,18 @@ _DATE_PATTERNS = (
     (re.compile(r"^\d{4}-Q[1-4]$"), "quarter"),
     (re.compile(r"^\d{4}$"), "year"),
 )
+#: Largest data file read (the largest shipped file is under 100 kB).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Longest cell text quoted in a message.
+_SHOWN_CHARACTERS = 60
+_SPAN_FREQUENCY = {"month": "M", "quarter": "Q", "year": "Y"}
+
+
+def shown(text: str, limit: int = _SHOWN_CHARACTERS) -> str:
+    """``text`` quoted for a one-line message: escapes for line breaks, long text cut."""
+    if len(text) > limit:
+        return repr(text[:limit]) + f"... ({len(text)} characters)"
+    return repr(text)
 
 
 def parse_date(text: str) -> tuple[pd.Timestamp, str]:
@@ -45,19 +64,32 @@ def parse_date(text: str) -> tuple[pd.Timestamp, str]:
     Raises
     ------
     ValueError
-        If the text is none of the four forms.
+        If the text is none of the four forms, or no such day exists.
     """
     precision = next((kind for pattern, kind in _DATE_PATTERNS if pattern.match(text)), None)
     if precision is None:
         raise ValueError("expected YYYY-MM-DD, YYYY-MM, YYYY-Qn or YYYY")
+    try:
+        if precision == "day":
+            return pd.Timestamp(text), precision
+        if precision == "month":
+            return pd.Period(text, freq="M").end_time.normalize(), precision
+        if precision == "quarter":
+            year, quarter = text.split("-Q")
+            return pd.Period(f"{year}Q{quarter}", freq="Q").end_time.normalize(), precision
+        return pd.Period(text, freq="Y").end_time.normalize(), precision
+    except (ValueError, OverflowError):
+        raise ValueError("no such date") from None
+
+
+def span_start(value: tuple[pd.Timestamp, str] | int) -> pd.Timestamp:
+    """First day of a parsed date's span (a year for an integer): when it could be known."""
+    if isinstance(value, int):
+        return pd.Timestamp(year=value, month=1, day=1)
+    end, precision = value
     if precision == "day":
-        return pd.Timestamp(text), precision
-    if precision == "month":
-        return pd.Period(text, freq="M").end_time.normalize(), precision
-    if precision == "quarter":
-        year, quarter = text.split("-Q")
-        return pd.Period(f"{year}Q{quarter}", freq="Q").end_time.normalize(), precision
-    return pd.Period(text, freq="Y").end_time.normalize(), precision
+        return end
+    return end.to_period(_SPAN_FREQUENCY[precision]).start_time.normalize()
 
 
 def _to_float(text: str) -> float:
@@ -98,36 +130,72 @@ def read_csv(path: Path, schema: FileSchema, issues: list[Issue]) -> ParsedFile:
         The clean rows (parsed values) with their lines, and every well-formed row as text.
     """
     name = path.name
-    try:
-        handle = path.open(newline="", encoding="utf-8")
-    except OSError as exc:
-        issues.append(Issue(name, None, None, f"cannot read file: {exc.strerror}"))
+    text = _decoded_text(path, name, issues)
+    if text is None:
         return ParsedFile([], [])
-    with handle:
-        reader = csv.reader(handle)
-        try:
-            header = next(reader)
-        except StopIteration:
-            issues.append(Issue(name, None, None, "file is empty (no header row)"))
-            return ParsedFile([], [])
-        except (csv.Error, UnicodeDecodeError) as exc:
-            issues.append(Issue(name, 1, None, f"unreadable CSV: {exc}"))
-            return ParsedFile([], [])
-        if not _header_ok(header, schema, name, issues):
-            return ParsedFile([], [])
-        return _read_rows(reader, header, schema, name, issues)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader)
+    except StopIteration:
+        issues.append(Issue(name, None, None, "file is empty (no header row)"))
+        return ParsedFile([], [])
+    except csv.Error as exc:
+        issues.append(Issue(name, 1, None, _unreadable(exc, 1, reader.line_num)))
+        return ParsedFile([], [])
+    if not _header_ok(header, schema, name, issues):
+        return ParsedFile([], [])
+    parsed = _read_rows(reader, header, schema, name, issues)
+    if schema.needs_rows and not parsed.raw and not any(i.file == name for i in issues):
+        issues.append(Issue(name, None, None, "no data rows: the file has only its header"))
+    return parsed
+
+
+def _decoded_text(path: Path, name: str, issues: list[Issue]) -> str | None:
+    """The file's text (a UTF-8 byte-order mark dropped), or None with the problem recorded."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            issues.append(Issue(name, None, None, f"file is larger than {MAX_FILE_BYTES:,} "
+                                "bytes: not one of this project's data files"))
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        issues.append(Issue(name, None, None, f"cannot read file: {exc.strerror or exc}"))
+        return None
+    try:
+        # utf-8-sig: a byte-order mark (as some spreadsheets write) is not part of the header.
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        issues.append(Issue(name, line, None, f"not UTF-8 text ({exc.reason})"))
+        return None
+
+
+def _unreadable(exc: Exception, start: int, end: int) -> str:
+    """One-line message for a record the CSV reader gave up on, from line ``start``."""
+    text = str(exc)
+    if "unexpected end of data" in text:
+        return ("unterminated quote: a quoted field opened in the row starting here is never "
+                f"closed (lines {start}-{end}, to the end of the file, would be one field)")
+    if "expected after" in text:
+        return (f"malformed quoting ({' '.join(text.split())}): a quote opened in the row "
+                f"starting here closes at line {end}; is a closing quote missing?")
+    return f"unreadable CSV: {' '.join(text.split())}"
 
 
 def _header_ok(header: list[str], schema: FileSchema, name: str, issues: list[Issue]) -> bool:
-    """Record missing and unknown columns; False when a column is missing."""
+    """Record missing, unknown and repeated columns; False when the rows cannot be read."""
     expected = [column.name for column in schema.columns]
     missing = [column for column in expected if column not in header]
     unknown = [column for column in header if column not in expected]
+    repeated = sorted({column for column in header if header.count(column) > 1})
     for column in missing:
         issues.append(Issue(name, 1, column, "required column is missing"))
     for column in unknown:
-        issues.append(Issue(name, 1, column, "unknown column"))
-    return not missing
+        label = column if column.isprintable() and len(column) <= 60 else shown(column)
+        issues.append(Issue(name, 1, label, "unknown column"))
+    for column in repeated:
+        issues.append(Issue(name, 1, shown(column), "column appears more than once"))
+    return not missing and not repeated
 
 
 def _read_rows(
@@ -145,6 +213,9 @@ def _read_rows(
                 continue
             if len(record) != len(header):
                 message = f"expected {len(header)} fields, got {len(record)}"
+                if line > start:  # a quoted field ran over several lines
+                    message += (f" (the row runs over lines {start}-{line}: "
+                                "is a closing quote missing?)")
                 issues.append(Issue(name, start, None, message))
                 continue
             raw = dict(zip(header, record, strict=True))
@@ -153,8 +224,8 @@ def _read_rows(
             if parsed is not None:
                 rows.append(parsed)
                 lines.append(start)
-    except (csv.Error, UnicodeDecodeError) as exc:
-        issues.append(Issue(name, line + 1, None, f"unreadable CSV: {exc}"))
+    except csv.Error as exc:
+        issues.append(Issue(name, line + 1, None, _unreadable(exc, line + 1, reader.line_num)))
     return ParsedFile(rows, lines, raw_rows)
 
 
@@ -176,7 +247,7 @@ def _parse_row(
         try:
             value = _parse_value(text, column)
         except ValueError as exc:
-            issues.append(Issue(name, line, column.name, f"{exc}, got {text!r}"))
+            issues.append(Issue(name, line, column.name, f"{exc}, got {shown(text)}"))
             ok = False
             continue
         problem = column.check(value) if column.check else None
@@ -195,7 +266,7 @@ def _parse_value(text: str, column: Column) -> Any:
         except ValueError:
             raise ValueError("not a number") from None
     if column.kind == "int":
-        if not re.fullmatch(r"-?\d+", text):
+        if not re.fullmatch(r"-?\d{1,18}", text):
             raise ValueError("not an integer")
         return int(text)
     if column.kind == "date":

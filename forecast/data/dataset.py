@@ -2,16 +2,21 @@
 
 Each CSV in ``data/`` has a schema (:mod:`forecast.data.schemas`). :func:`load_dataset` reads
 every file against its schema (:mod:`forecast.data.csv_reader`), checks rows and files against
-each other (:mod:`forecast.data.validation`), collects *all* problems (each located as
-``file:row:column``) and raises one :class:`~forecast.core.errors.DataValidationError`; only
-clean data becomes a ``Dataset``, normalised once (:mod:`forecast.data.normalise`) and cached
-(:mod:`forecast.data.cache`).
+each other and against the data's as-of date (:mod:`forecast.data.validation`), collects
+*all* problems (each located as ``file:row:column``) and raises one
+:class:`~forecast.core.errors.DataValidationError`; only clean data becomes a ``Dataset``,
+normalised once (:mod:`forecast.data.normalise`) and cached (:mod:`forecast.data.cache`).
+
+The as-of date is the one row of ``as_of.csv`` (2025-10-31 for the shipped data); a
+directory without that file (a fit's copy of older data) is checked against the day it is
+read instead.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -30,6 +35,8 @@ from forecast.data.csv_reader import ParsedFile, parse_date
 from forecast.data.csv_reader import read_csv as _read_csv
 from forecast.data.schemas import (
     ALIAS_RELATIONS,
+    AS_OF_FILE,
+    AS_OF_SCHEMA,
     AWS_SILICON_UNITS,
     CONFIDENCE_LEVELS,
     DEFAULT_DATA_DIR,
@@ -43,6 +50,7 @@ from forecast.data.validation import alias_map, check_tables
 
 __all__ = [
     "ALIAS_RELATIONS",
+    "AS_OF_FILE",
     "AWS_SILICON_UNITS",
     "CONFIDENCE_LEVELS",
     "DATA_CACHE_ENTRIES",
@@ -50,6 +58,7 @@ __all__ = [
     "DEFAULT_DATA_DIR",
     "PRICING_TYPES",
     "SCHEMAS",
+    "TABLES",
     "VALUE_QUALIFIERS",
     "Column",
     "Dataset",
@@ -58,6 +67,10 @@ __all__ = [
     "parse_date",
     "validate_data_dir",
 ]
+
+#: The tables of a :class:`Dataset`, in the order of its fields.
+TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
+          "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups")
 
 
 @dataclass(frozen=True)
@@ -87,9 +100,14 @@ class Dataset:
         One row per vendor: its ``vendor_group``, ``silicon`` (merchant or custom) and
         ``share_model_order`` (position in the share model, NA for groups it does not cover).
     data_dir, file_hashes
-        Where the data came from and the SHA-256 of each file, for fit provenance.
+        Where the data came from and the SHA-256 of each data file, for fit provenance
+        (``as_of.csv`` is not among them: the observations alone are the data's identity).
     as_of_date
         The cut of :meth:`as_of`, or None for all observations.
+    data_as_of
+        The data's own as-of date (``as_of.csv``): no observation is dated after it. None
+        when the directory has no ``as_of.csv`` (observations were then checked against the
+        day they were read).
     """
 
     accelerators: pd.DataFrame
@@ -104,6 +122,7 @@ class Dataset:
     data_dir: Path = field(default=DEFAULT_DATA_DIR)
     file_hashes: tuple[tuple[str, str], ...] = ()
     as_of_date: pd.Timestamp | None = None
+    data_as_of: pd.Timestamp | None = None
 
     @property
     def data_hash(self) -> str:
@@ -179,7 +198,18 @@ class Dataset:
 
 
 def validate_data_dir(data_dir: str | Path | None = None) -> list[Issue]:
-    """Every validation problem in a data directory; empty when the data are clean."""
+    """Every validation problem in a data directory; empty when the data are clean.
+
+    Parameters
+    ----------
+    data_dir : str or pathlib.Path, optional
+        The data directory (default: the project's ``data/``).
+
+    Returns
+    -------
+    list of Issue
+        Each located as ``file:row:column``; the cache is neither read nor written.
+    """
     issues: list[Issue] = []
     _load_tables(Path(data_dir) if data_dir else DEFAULT_DATA_DIR, issues)
     return issues
@@ -206,8 +236,8 @@ def load_dataset(data_dir: str | Path | None = None) -> Dataset:
     Notes
     -----
     A dataset that validated is cached (see ``$FORECAST_DATA_CACHE``) under the SHA-256 of
-    every file and of the parsing code: files byte-identical to ones already validated are
-    not parsed again, and any change to them is validated in full.
+    every file (``as_of.csv`` included) and of the parsing code: files byte-identical to ones
+    already validated are not parsed again, and any change to them is validated in full.
     """
     directory = Path(data_dir) if data_dir else DEFAULT_DATA_DIR
     cached = _cached_dataset(directory)
@@ -217,8 +247,22 @@ def load_dataset(data_dir: str | Path | None = None) -> Dataset:
     dataset = _load_tables(directory, issues)
     if issues or dataset is None:
         raise DataValidationError(issues)
-    write_entry(cache_key(dataset.file_hashes), dataset)
+    as_of_identity = _as_of_identity(directory)
+    if as_of_identity is not None:
+        write_entry(cache_key((*dataset.file_hashes, as_of_identity)), dataset)
     return dataset
+
+
+def _today() -> pd.Timestamp:
+    return pd.Timestamp(datetime.now(UTC).date())
+
+
+def _as_of_identity(directory: Path) -> tuple[str, str] | None:
+    """What the as-of check depends on: ``as_of.csv``'s SHA-256, else today's date."""
+    if not (directory / AS_OF_FILE).exists():
+        return (AS_OF_FILE, f"absent; checked against {_today().date()}")
+    found = file_hashes(directory, (AS_OF_FILE,))
+    return None if found is None else found[0]
 
 
 def _cached_dataset(directory: Path) -> Dataset | None:
@@ -226,12 +270,41 @@ def _cached_dataset(directory: Path) -> Dataset | None:
     if not directory.is_dir():
         return None
     hashes = file_hashes(directory, SCHEMAS)
-    if hashes is None:
+    as_of_identity = _as_of_identity(directory)
+    if hashes is None or as_of_identity is None:
         return None
-    dataset = read_entry(cache_key(hashes))
+    dataset = read_entry(cache_key((*hashes, as_of_identity)))
     if not isinstance(dataset, Dataset) or dataset.file_hashes != hashes:
         return None
     return replace(dataset, data_dir=directory)
+
+
+def _read_as_of(directory: Path, issues: list[Issue]) -> tuple[pd.Timestamp | None, str, bool]:
+    """The as-of bound of the observations, where it comes from, and whether a file gave it.
+
+    The bound is ``as_of.csv``'s one date (the last day of its span), else today (UTC).
+    None (the problem recorded) when the file is there but not valid.
+    """
+    today = _today()
+    path = directory / AS_OF_FILE
+    if not path.exists():
+        return today, f"today: the data have no {AS_OF_FILE}", False
+    found: list[Issue] = []
+    parsed = _read_csv(path, AS_OF_SCHEMA, found)
+    if not found and len(parsed.raw) != 1:
+        found.append(Issue(AS_OF_FILE, None, None,
+                           f"must hold exactly one row (the as-of date), got {len(parsed.raw)}"))
+    issues.extend(found)
+    if found:
+        return None, AS_OF_FILE, True
+    as_of = parsed.rows[0]["as_of"][0]
+    # One day of slack: a date written east of UTC may be a day ahead of UTC's.
+    if as_of > today + pd.Timedelta(days=1):
+        issues.append(Issue(AS_OF_FILE, parsed.lines[0], "as_of",
+                            f"{as_of.date()} is after today ({today.date()}): the data cannot "
+                            "record observations not yet made"))
+        return None, AS_OF_FILE, True
+    return as_of, AS_OF_FILE, True
 
 
 def _load_tables(directory: Path, issues: list[Issue]) -> Dataset | None:
@@ -239,25 +312,31 @@ def _load_tables(directory: Path, issues: list[Issue]) -> Dataset | None:
     if not directory.is_dir():
         issues.append(Issue(str(directory), None, None, "data directory not found"))
         return None
+    as_of, source, stated = _read_as_of(directory, issues)
     parsed = {name: _read_csv(directory / name, schema, issues) for name, schema in SCHEMAS.items()}
-    check_tables(parsed, issues)
+    check_tables(parsed, issues, as_of, source)
     if issues:
         return None
     hashes = file_hashes(directory, SCHEMAS)
     if hashes is None:  # a file vanished since it was read
         issues.append(Issue(str(directory), None, None, "a data file changed while loading"))
         return None
-    return _build(parsed, directory, hashes)
+    return _build(parsed, directory, hashes, as_of if stated else None)
 
 
 def _build(parsed: dict[str, ParsedFile], directory: Path,
-           hashes: tuple[tuple[str, str], ...]) -> Dataset:
+           hashes: tuple[tuple[str, str], ...], data_as_of: pd.Timestamp | None) -> Dataset:
     """The normalised tables of clean parsed files."""
     aliases = alias_map(parsed)
     groups = {row["vendor"]: row["vendor_group"] for row in parsed["vendor_groups.csv"].rows}
+
+    def columns(name: str) -> list[str]:
+        return [column.name for column in SCHEMAS[name].columns]
+
     return Dataset(
         accelerators=normalise.accelerators_frame(parsed["accelerators.csv"].rows, groups),
-        chip_aliases=normalise.plain_frame(parsed["chip_aliases.csv"].rows),
+        chip_aliases=normalise.plain_frame(parsed["chip_aliases.csv"].rows,
+                                           columns("chip_aliases.csv")),
         revenue=normalise.revenue_frame(parsed["vendor_quarterly_revenue.csv"].rows),
         rental_prices=normalise.rental_frame(parsed["gpu_rental_prices.csv"].rows, aliases),
         unit_prices=normalise.dated_frame(parsed["accelerator_unit_prices.csv"].rows, "date",
@@ -265,8 +344,10 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         aws_custom_silicon=normalise.silicon_frame(parsed["aws_custom_silicon.csv"].rows),
         volumes=normalise.volumes_frame(parsed["epoch_chip_volume_estimates.csv"].rows, aliases,
                                         groups),
-        market_estimates=normalise.plain_frame(parsed["market_estimates.csv"].rows),
+        market_estimates=normalise.plain_frame(parsed["market_estimates.csv"].rows,
+                                               columns("market_estimates.csv")),
         vendor_groups=normalise.vendor_groups_frame(parsed["vendor_groups.csv"].rows),
         data_dir=directory,
         file_hashes=hashes,
+        data_as_of=data_as_of,
     )

@@ -13,34 +13,29 @@ then merged:
   ``revisions.csv``, so nothing is ever overwritten silently.
 
 Observations dated after the refit's as-of date are rejected. The merged data are validated
-again as a whole (chips resolve, no duplicates); problems in drop rows are reported against
-the drop file's own lines. Nothing is written outside the staging directory given.
+again as a whole (chips resolve, no duplicates, nothing dated after the merged data's as-of
+date); problems in drop rows are reported against the drop file's own lines. The merged data's
+``as_of.csv`` holds the later of the base data's as-of date and the refit's. Nothing is
+written outside the staging directory given.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from forecast.core.errors import DataValidationError, Issue
-from forecast.data.dataset import SCHEMAS, FileSchema, _read_csv, load_dataset
+from forecast.data.dataset import SCHEMAS, FileSchema, _read_csv, validate_data_dir
+from forecast.data.schemas import AS_OF_FILE, AS_OF_SCHEMA
 
 #: Columns that describe a row rather than state a figure: a change there is no revision.
 _PROVENANCE = ("source", "confidence", "notes")
-
-#: The date that says when an observation became known, per file (chip specifications are
-#: exempt: the catalogue lists chips announced before they ship).
-_OBSERVATION_DATE = {
-    "vendor_quarterly_revenue.csv": "calendar_quarter_end",
-    "gpu_rental_prices.csv": "date",
-    "accelerator_unit_prices.csv": "date",
-    "aws_custom_silicon.csv": "date",
-    "epoch_chip_volume_estimates.csv": "end_date",
-}
 
 REVISIONS_FILE = "revisions.csv"
 REVISION_COLUMNS = ("recorded_as_of", "file", "key", "column", "old_value", "new_value",
@@ -80,7 +75,7 @@ def _schema_for(path: Path, issues: list[Issue]) -> FileSchema | None:
     if path.name in SCHEMAS:
         return SCHEMAS[path.name]
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
             header = next(csv.reader(handle), [])
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         issues.append(Issue(str(path), None, None, f"cannot read file: {exc}"))
@@ -114,16 +109,20 @@ def read_drop(path: str | Path, as_of: pd.Timestamp | None = None) -> list[DropF
         paths = []
     files = []
     for file_path in paths:
+        if file_path.name == AS_OF_FILE:
+            issues.append(Issue(str(file_path), None, None, "a drop cannot set the data's "
+                                "as-of date (the refit's --as-of does): remove this file"))
+            continue
         schema = _schema_for(file_path, issues)
         if schema is None:
             continue
         found: list[Issue] = []
         parsed = _read_csv(file_path, schema, found)
         issues += [dataclasses.replace(issue, file=str(file_path)) for issue in found]
-        date_column = _OBSERVATION_DATE.get(schema.filename)
+        date_column = schema.observed
         if as_of is not None and date_column is not None:
             for row, line in zip(parsed.rows, parsed.lines, strict=True):
-                if row[date_column][0] > as_of:
+                if _after(row[date_column], as_of):
                     issues.append(Issue(str(file_path), line, date_column,
                                         f"dated after the as-of date {as_of.date()}"))
         # ``raw`` holds every well-formed row and ``lines`` the valid ones: they line up one
@@ -132,6 +131,13 @@ def read_drop(path: str | Path, as_of: pd.Timestamp | None = None) -> list[DropF
     if issues:
         raise DataValidationError(issues)
     return files
+
+
+def _after(value: Any, as_of: pd.Timestamp) -> bool:
+    """Whether a parsed observation date (or year) ends after ``as_of``."""
+    if isinstance(value, int):
+        return value > as_of.year
+    return value[0] > as_of
 
 
 def _key(row: dict[str, str], schema: FileSchema) -> tuple[str, ...]:
@@ -158,6 +164,9 @@ def merge_drop(base_dir: str | Path, drop: list[DropFile], staging: str | Path,
         When the merged data fail validation; problems in drop rows name the drop file.
     """
     base, target = Path(base_dir), Path(staging)
+    problems = validate_data_dir(base)
+    if problems:
+        raise DataValidationError(problems)
     summary = MergeSummary()
     origins: dict[tuple[str, int], tuple[str, int]] = {}
     by_file: dict[str, list[DropFile]] = {}
@@ -166,7 +175,7 @@ def merge_drop(base_dir: str | Path, drop: list[DropFile], staging: str | Path,
     revisions = _read_revisions(base)
     for name, schema in SCHEMAS.items():
         source = base / name
-        with source.open(newline="", encoding="utf-8") as handle:
+        with source.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             header = list(reader.fieldnames or [])
             rows = [dict(row) for row in reader]
@@ -203,16 +212,35 @@ def merge_drop(base_dir: str | Path, drop: list[DropFile], staging: str | Path,
             writer.writeheader()
             writer.writerows(rows)
     _write_revisions(target, revisions)
-    try:
-        load_dataset(target)
-    except DataValidationError as exc:
+    _write_as_of(base, target, as_of)
+    problems = validate_data_dir(target)
+    if problems:
         located = []
-        for issue in exc.issues:
+        for issue in problems:
             origin = origins.get((issue.file, issue.row)) if issue.row else None
             located.append(Issue(origin[0], origin[1], issue.column, issue.message)
                            if origin else issue)
-        raise DataValidationError(located) from None
+        raise DataValidationError(located)
     return summary
+
+
+def _write_as_of(base: Path, target: Path, as_of: pd.Timestamp | None) -> None:
+    """The merged data's ``as_of.csv``: the later of the base data's and the refit's date."""
+    source = base / AS_OF_FILE
+    stated = None
+    if source.exists():
+        parsed = _read_csv(source, AS_OF_SCHEMA, [])
+        stated = parsed.rows[0]["as_of"][0] if len(parsed.rows) == 1 else None
+    if as_of is None or (stated is not None and stated >= as_of):
+        if source.exists():
+            shutil.copyfile(source, target / AS_OF_FILE)
+        return
+    note = f"as-of date of the refit that merged a data drop into data as of {stated.date()}" \
+        if stated is not None else "as-of date of the refit that merged a data drop"
+    with (target / AS_OF_FILE).open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerows([[column.name for column in AS_OF_SCHEMA.columns],
+                          [str(as_of.date()), note]])
 
 
 def _read_revisions(directory: Path) -> list[dict[str, str]]:

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -37,9 +37,12 @@ __all__ = [
 Rows = list[dict[str, Any]]
 
 
-def plain_frame(rows: Rows) -> pd.DataFrame:
-    """The rows as a frame, with ``recalled`` where the file has a confidence column."""
-    frame = pd.DataFrame.from_records(rows)
+def plain_frame(rows: Rows, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """The rows as a frame, with ``recalled`` where the file has a confidence column.
+
+    ``columns`` (the schema's) give a file without rows its columns all the same.
+    """
+    frame = pd.DataFrame.from_records(rows, columns=list(columns) if columns else None)
     if "confidence" in frame:
         frame["recalled"] = frame["confidence"] == "recalled"
     return frame

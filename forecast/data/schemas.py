@@ -2,10 +2,15 @@
 
 Each CSV in ``data/`` has one :class:`FileSchema`: its columns (name, kind, whether a value is
 required, the allowed choices and a range check), the column naming a catalogue chip (checked
-against ``accelerators.csv`` and ``chip_aliases.csv``) and the key under which two rows are the
-same observation. The vocabularies below are the categories the files use, not facts about the
-world: the facts (which vendor belongs to which group, which groups design their own silicon)
-are rows of ``vendor_groups.csv``.
+against ``accelerators.csv`` and ``chip_aliases.csv``), the key under which two rows are the
+same observation and the column dating when an observation became known (checked against the
+data's as-of date, :data:`AS_OF_FILE`). The vocabularies below are the categories the files
+use, not facts about the world: the facts (which vendor belongs to which group, which groups
+design their own silicon) are rows of ``vendor_groups.csv``.
+
+Every numeric column has a plausible range, named below with why a value outside it is wrong:
+the ranges catch a value in the wrong unit or with a slipped digit, and are wide enough for
+every shipped row. They are not facts about chips or markets.
 """
 
 from __future__ import annotations
@@ -17,8 +22,12 @@ from typing import Any
 
 __all__ = [
     "ALIAS_RELATIONS",
+    "AS_OF_FILE",
+    "AS_OF_SCHEMA",
     "AWS_SILICON_UNITS",
+    "AWS_VALUE_RANGES",
     "CONFIDENCE_LEVELS",
+    "DATE_YEARS",
     "DEFAULT_DATA_DIR",
     "PRICING_TYPES",
     "SCHEMAS",
@@ -81,19 +90,36 @@ class Column:
 
 @dataclass(frozen=True)
 class FileSchema:
-    """Schema of one CSV: its columns, the chip column to resolve and the duplicate key."""
+    """Schema of one CSV.
+
+    Attributes
+    ----------
+    filename : str
+        The file's name in the data directory.
+    columns : tuple of Column
+        Every column.
+    chip_column : str, optional
+        The column naming a catalogue chip (resolved through ``chip_aliases.csv``).
+    duplicate_key : tuple of str
+        Columns whose values together identify one observation.
+    observed : str, optional
+        The column dating when an observation became known (a date or a year): it may not
+        start after the data's as-of date. None for a file of specifications or definitions.
+    needs_rows : bool
+        Whether a file with no data rows is an error: the forecast cannot run without them.
+    """
 
     filename: str
     columns: tuple[Column, ...]
     chip_column: str | None = None
     duplicate_key: tuple[str, ...] = ()
-
-
-def _positive(value: float) -> str | None:
-    return None if value > 0 else f"must be > 0, got {value:g}"
+    observed: str | None = None
+    needs_rows: bool = True
 
 
 def _between(low: float, high: float, hint: str = "") -> Callable[[float], str | None]:
+    """A check that a value lies in ``(low, high]``; ``hint`` (why) ends the message."""
+
     def check(value: float) -> str | None:
         if low < value <= high:
             return None
@@ -103,11 +129,53 @@ def _between(low: float, high: float, hint: str = "") -> Callable[[float], str |
     return check
 
 
+#: Calendar years a date or a year of the data may fall in. The files record the
+#: data-center accelerator era (the earliest row is from 2016) and published targets up to
+#: 2035; a year outside is a typo (``2999``, ``1025``), not an observation.
+DATE_YEARS = (2000, 2100)
+
+
+def _year(value: int) -> str | None:
+    low, high = DATE_YEARS
+    if low <= value <= high:
+        return None
+    return f"year must be in {low}..{high}, got {value} (a typo: the data cover {low}-{high})"
+
+
+def _date(value: tuple[Any, str]) -> str | None:
+    """Check of a parsed date ``(last day of its span, precision)``: its year in range."""
+    return _year(value[0].year)
+
+
+# Plausible ranges: why a value outside each is wrong is part of its message.
 _price_per_chip_hour = _between(
     0, 50, "USD per chip-hour; an instance price must be divided by its chips"
 )
 _revenue_billions = _between(0, 1000, "USD billions; a value in millions is 1000x too large")
-_tflops = _between(0, 100_000, "dense TFLOPS")
+_tflops = _between(0, 100_000, "dense TFLOPS; 100,000 is 6x the highest FP4 figure in the data")
+_chip_usd = _between(0, 1e6, "USD per chip; a server's or a cluster's price is not a chip's")
+_process_nm = _between(0, 100, "process node in nm; a value in angstroms or pm is too large")
+_hbm_gb = _between(0, 10_000, "GB of HBM per chip; a value in MB is 1000x too large")
+_hbm_tbs = _between(0, 1000, "TB/s of HBM bandwidth per chip; a value in GB/s is 1000x too large")
+_tdp_w = _between(0, 10_000, "watts per chip; a rack's or a server's power is not a chip's")
+_units = _between(
+    0, 1e8, "units of one chip in one quarter; 100 million is over 50x the largest quarter "
+    "in the data, so a larger value is cumulative or mis-scaled"
+)
+_market_billions = _between(0, 100_000, "USD billions; a value in millions is 1000x too large")
+_percent = _between(0, 100, "a percentage; a fraction in [0, 1] must be multiplied by 100")
+_position = _between(0, 100, "a position in the share model: 1, 2, 3...")
+
+#: ``aws_custom_silicon.csv`` ``value``, ``value_p5`` and ``value_p95`` by ``unit``:
+#: ``(low, high, why)``, a value in ``(low, high]``.
+AWS_VALUE_RANGES: dict[str, tuple[float, float, str]] = {
+    "chips": (0, 1e9, "a chip count; a billion is over 400x the largest figure in the data"),
+    "USD/year (annualized)": (0, 1e13, "USD a year; ten trillion is no accelerator business"),
+    "USD billions": (0, 10_000, "USD billions; a value in millions is 1000x too large"),
+}
+_aws_value = _between(0, max(high for _, high, _ in AWS_VALUE_RANGES.values()),
+                      "see AWS_VALUE_RANGES for the range of each unit")
+
 _SOURCE = Column("source")
 _CONFIDENCE = Column("confidence", "choice", choices=CONFIDENCE_LEVELS)
 _NOTES = Column("notes", required=False)
@@ -117,15 +185,16 @@ _ACCELERATORS = FileSchema(
     (
         Column("vendor"),
         Column("chip"),
-        Column("release_date", "date"),
-        Column("process_nm", "float", required=False, check=_between(0, 100)),
+        # A chip may be announced before the as-of date and ship after it: not an observation.
+        Column("release_date", "date", check=_date),
+        Column("process_nm", "float", required=False, check=_process_nm),
         Column("fp8_dense_tflops", "float", required=False, check=_tflops),
         Column("bf16_dense_tflops", "float", check=_tflops),
         Column("fp4_dense_tflops", "float", required=False, check=_tflops),
-        Column("hbm_gb", "float", required=False, check=_between(0, 10_000)),
-        Column("hbm_bandwidth_tbs", "float", required=False, check=_between(0, 1000)),
-        Column("tdp_w", "float", required=False, check=_between(0, 10_000)),
-        Column("list_price_usd", "float", required=False, check=_between(0, 1e6)),
+        Column("hbm_gb", "float", required=False, check=_hbm_gb),
+        Column("hbm_bandwidth_tbs", "float", required=False, check=_hbm_tbs),
+        Column("tdp_w", "float", required=False, check=_tdp_w),
+        Column("list_price_usd", "float", required=False, check=_chip_usd),
         Column(
             "cloud_on_demand_usd_per_chip_hour",
             "float",
@@ -151,6 +220,8 @@ _CHIP_ALIASES = FileSchema(
     ),
     chip_column="chip",
     duplicate_key=("alias",),
+    # Data naming every chip as the catalogue does need no alias.
+    needs_rows=False,
 )
 
 _REVENUE = FileSchema(
@@ -159,7 +230,7 @@ _REVENUE = FileSchema(
         Column("company"),
         Column("segment"),
         Column("fiscal_period"),
-        Column("calendar_quarter_end", "date"),
+        Column("calendar_quarter_end", "date", check=_date),
         Column("revenue_usd_billions", "float", check=_revenue_billions),
         Column("value_qualifier", "choice", choices=VALUE_QUALIFIERS),
         _SOURCE,
@@ -167,12 +238,13 @@ _REVENUE = FileSchema(
         _NOTES,
     ),
     duplicate_key=("company", "segment", "fiscal_period"),
+    observed="calendar_quarter_end",
 )
 
 _RENTAL_PRICES = FileSchema(
     "gpu_rental_prices.csv",
     (
-        Column("date", "date"),
+        Column("date", "date", check=_date),
         Column("chip"),
         Column("provider_or_index"),
         Column("usd_per_chip_hour", "float", check=_price_per_chip_hour),
@@ -192,15 +264,16 @@ _RENTAL_PRICES = FileSchema(
         "usd_per_chip_hour",
         "source",
     ),
+    observed="date",
 )
 
 _UNIT_PRICES = FileSchema(
     "accelerator_unit_prices.csv",
     (
-        Column("date", "date"),
+        Column("date", "date", check=_date),
         Column("chip"),
-        Column("price_usd_low", "float", check=_between(0, 1e6, "USD per chip")),
-        Column("price_usd_high", "float", check=_between(0, 1e6, "USD per chip")),
+        Column("price_usd_low", "float", check=_chip_usd),
+        Column("price_usd_high", "float", check=_chip_usd),
         Column("price_type"),
         _SOURCE,
         _CONFIDENCE,
@@ -208,17 +281,19 @@ _UNIT_PRICES = FileSchema(
     ),
     chip_column="chip",
     duplicate_key=("date", "chip", "price_type", "price_usd_low", "price_usd_high", "source"),
+    observed="date",
 )
 
 _AWS_CUSTOM_SILICON = FileSchema(
     "aws_custom_silicon.csv",
     (
-        Column("date", "date"),
+        Column("date", "date", check=_date),
         Column("metric"),
-        Column("value", "float", required=False, check=_positive),
+        # Checked against the range of the row's unit (AWS_VALUE_RANGES) across the row.
+        Column("value", "float", required=False, check=_aws_value),
         # The 5th and 95th percentiles of a modelled estimate, in the unit of ``value``.
-        Column("value_p5", "float", required=False, check=_positive),
-        Column("value_p95", "float", required=False, check=_positive),
+        Column("value_p5", "float", required=False, check=_aws_value),
+        Column("value_p95", "float", required=False, check=_aws_value),
         Column("unit", "choice", choices=AWS_SILICON_UNITS),
         Column("value_qualifier"),
         _SOURCE,
@@ -226,6 +301,7 @@ _AWS_CUSTOM_SILICON = FileSchema(
         _NOTES,
     ),
     duplicate_key=("date", "metric"),
+    observed="date",
 )
 
 _VOLUMES = FileSchema(
@@ -234,37 +310,41 @@ _VOLUMES = FileSchema(
         Column("vendor"),
         Column("chip"),
         Column("period_label"),
-        Column("start_date", "date"),
-        Column("end_date", "date"),
-        Column("units_median", "float", check=_positive),
-        Column("units_p5", "float", check=_positive),
-        Column("units_p95", "float", check=_positive),
-        Column("h100e_median", "float", check=_positive),
-        Column("h100e_p5", "float", check=_positive),
-        Column("h100e_p95", "float", check=_positive),
+        Column("start_date", "date", check=_date),
+        Column("end_date", "date", check=_date),
+        Column("units_median", "float", check=_units),
+        Column("units_p5", "float", check=_units),
+        Column("units_p95", "float", check=_units),
+        Column("h100e_median", "float", check=_units),
+        Column("h100e_p5", "float", check=_units),
+        Column("h100e_p95", "float", check=_units),
         _SOURCE,
         _CONFIDENCE,
         _NOTES,
     ),
     chip_column="chip",
     duplicate_key=("chip", "start_date"),
+    observed="end_date",
 )
 
 _MARKET_ESTIMATES = FileSchema(
     "market_estimates.csv",
     (
         Column("publisher"),
-        Column("year_published", "int", check=_between(1990, 2100)),
-        Column("target_year", "int", check=_between(1990, 2100)),
+        Column("year_published", "int", check=_year),
+        Column("target_year", "int", check=_year),
         Column("market_definition"),
-        Column("value_usd_billions", "float", required=False, check=_positive),
-        Column("value_usd_billions_high", "float", required=False, check=_positive),
-        Column("share_pct", "float", required=False, check=_between(0, 100)),
+        Column("value_usd_billions", "float", required=False, check=_market_billions),
+        Column("value_usd_billions_high", "float", required=False, check=_market_billions),
+        Column("share_pct", "float", required=False, check=_percent),
         _SOURCE,
         _CONFIDENCE,
         _NOTES,
     ),
     duplicate_key=("publisher", "year_published", "target_year", "market_definition"),
+    observed="year_published",
+    # Context for priors and reports; no computation needs a row.
+    needs_rows=False,
 )
 
 _VENDOR_GROUPS = FileSchema(
@@ -275,7 +355,7 @@ _VENDOR_GROUPS = FileSchema(
         Column("silicon", "choice", choices=SILICON_KINDS),
         # Position of the group in the share model (1 = the log-ratio reference); empty for
         # groups the share model does not cover.
-        Column("share_model_order", "int", required=False, check=_between(0, 100)),
+        Column("share_model_order", "int", required=False, check=_position),
         _SOURCE,
         _CONFIDENCE,
         _NOTES,
@@ -304,3 +384,9 @@ VENDOR_COLUMNS: dict[str, str] = {
     "accelerators.csv": "vendor",
     "epoch_chip_volume_estimates.csv": "vendor",
 }
+
+#: The data's as-of date: one row, the last day whose observations the files record. No
+#: observation may be dated after it (see ``FileSchema.observed``). Optional: a directory
+#: without it (a fit's copy made before it existed) is checked against the day it is read.
+AS_OF_FILE = "as_of.csv"
+AS_OF_SCHEMA = FileSchema(AS_OF_FILE, (Column("as_of", "date", check=_date), _NOTES))

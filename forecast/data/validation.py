@@ -2,18 +2,27 @@
 
 :func:`~forecast.data.csv_reader.read_csv` checks each cell on its own; the checks here need
 more than one cell: a row repeating another's key, a chip or vendor named in one file that
-another file must define, a low above its high, a vendor group described two ways.
+another file must define, a low above its high, a vendor group described two ways, a value
+outside the range of its row's unit, an observation dated after the data's as-of date.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from forecast.core.errors import Issue
-from forecast.data.csv_reader import ParsedFile
-from forecast.data.schemas import SCHEMAS, VENDOR_COLUMNS, FileSchema
+import pandas as pd
 
-__all__ = ["alias_map", "catalogue_chips", "check_tables", "known_vendors"]
+from forecast.core.errors import Issue
+from forecast.data.csv_reader import ParsedFile, span_start
+from forecast.data.schemas import (
+    AS_OF_FILE,
+    AWS_VALUE_RANGES,
+    SCHEMAS,
+    VENDOR_COLUMNS,
+    FileSchema,
+)
+
+__all__ = ["alias_map", "catalogue_chips", "check_as_of", "check_tables", "known_vendors"]
 
 _VENDOR_FILE = "vendor_groups.csv"
 _AWS_FILE = "aws_custom_silicon.csv"
@@ -34,7 +43,8 @@ def known_vendors(parsed: Mapping[str, ParsedFile]) -> set[str]:
     return {row["vendor"].strip() for row in parsed[_VENDOR_FILE].raw}
 
 
-def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
+def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
+                 as_of: pd.Timestamp | None = None, as_of_source: str = AS_OF_FILE) -> None:
     """Every check across rows and files, appending problems to ``issues``.
 
     Parameters
@@ -43,6 +53,10 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
         Every schema file as read by :func:`~forecast.data.csv_reader.read_csv`.
     issues : list of Issue
         Problems found are appended here.
+    as_of : pandas.Timestamp, optional
+        The data's as-of date: an observation whose date span starts after it is an error.
+    as_of_source : str
+        Where ``as_of`` comes from, for the message.
     """
     for name, schema in SCHEMAS.items():
         _check_duplicates(name, schema, parsed[name], issues)
@@ -50,6 +64,29 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
     _check_vendors(parsed, issues)
     _check_vendor_groups(parsed[_VENDOR_FILE], issues)
     _check_row_consistency(parsed, issues)
+    if as_of is not None:
+        check_as_of(parsed, as_of, as_of_source, issues)
+
+
+def check_as_of(parsed: Mapping[str, ParsedFile], as_of: pd.Timestamp, source: str,
+                issues: list[Issue]) -> None:
+    """No observation dated after the as-of date (``FileSchema.observed`` of each file).
+
+    A coarse date (a month, quarter or year) is after it only when its whole span is: the
+    figure could have been known on the span's first day. Chip specifications are exempt (a
+    chip is announced before it ships).
+    """
+    for name, schema in SCHEMAS.items():
+        column = schema.observed
+        if column is None or name not in parsed:
+            continue
+        table = parsed[name]
+        for row, line in zip(table.rows, table.lines, strict=True):
+            start = span_start(row[column])
+            if start > as_of:
+                issues.append(Issue(name, line, column,
+                                    f"dated after the data's as-of date {as_of.date()} "
+                                    f"({source}): the period starts {start.date()}"))
 
 
 def _check_duplicates(
@@ -139,7 +176,19 @@ def _check_row_consistency(parsed: Mapping[str, ParsedFile], issues: list[Issue]
                                 "end_date is before start_date"))
     table = parsed[_AWS_FILE]
     for row, line in zip(table.rows, table.lines, strict=True):
+        _check_unit_range(row, line, issues)
         _check_band(row, line, issues)
+
+
+def _check_unit_range(row: dict, line: int, issues: list[Issue]) -> None:
+    """``value`` and its band within the plausible range of the row's unit."""
+    low, high, why = AWS_VALUE_RANGES[row["unit"]]
+    for column in ("value", "value_p5", "value_p95"):
+        number = row[column]
+        if number is not None and not low < number <= high:
+            issues.append(Issue(_AWS_FILE, line, column,
+                                f"must be in ({low:g}, {high:g}] for unit {row['unit']!r}, "
+                                f"got {number:g} ({why})"))
 
 
 def _check_band(row: dict, line: int, issues: list[Issue]) -> None:

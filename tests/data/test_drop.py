@@ -151,3 +151,32 @@ def test_file_is_recognised_by_header_and_unknown_files_are_refused(split, tmp_p
         read_drop(stray)
     with pytest.raises(DataValidationError, match="drop not found"):
         read_drop(tmp_path / "missing")
+
+
+def test_merged_data_are_as_of_the_later_of_base_and_refit(split, tmp_path):
+    base, drop = split
+    later = tmp_path / "later"
+    later.mkdir()
+    merge_drop(base, read_drop(drop), later, pd.Timestamp("2026-02-01"))
+    assert "2026-02-01" in (later / "as_of.csv").read_text()
+    assert load_dataset(later).data_as_of == pd.Timestamp(
+        "2026-02-01")
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    merge_drop(base, read_drop(drop), earlier, pd.Timestamp("2025-06-30"))
+    assert (earlier / "as_of.csv").read_bytes() == (base / "as_of.csv").read_bytes()
+
+
+def test_drop_cannot_set_the_as_of_date(split):
+    _, drop = split
+    (drop / "as_of.csv").write_text("as_of,notes\n2030-01-01,x\n")
+    with pytest.raises(DataValidationError, match="cannot set the data's as-of date"):
+        read_drop(drop)
+
+
+def test_drop_file_with_byte_order_mark_is_recognised_by_its_header(split, tmp_path):
+    _, drop = split
+    renamed = tmp_path / "q3.csv"
+    renamed.write_bytes(b"\xef\xbb\xbf" + (drop / REVENUE).read_bytes())
+    (parsed,) = read_drop(renamed)
+    assert parsed.schema.filename == REVENUE

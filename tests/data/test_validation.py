@@ -174,3 +174,95 @@ def test_share_model_positions_run_from_one(data_copy):
         "vendor_groups.csv::share_model_order: the groups' positions must run 1..4 once each, "
         "got [1, 3, 4, 7]"
     ]
+
+
+# --------------------------------------------------------------------------- dates and as-of
+
+RENTAL = "gpu_rental_prices.csv"
+
+
+def test_rental_price_dated_2999_is_rejected(data_copy):
+    edit_cell(data_copy, RENTAL, 5, "date", "2999-01-01")
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.file, issue.row, issue.column) == (RENTAL, 5, "date")
+    assert "year must be in 2000..2100" in issue.message
+
+
+def test_observation_after_the_as_of_date_is_rejected(data_copy):
+    edit_cell(data_copy, RENTAL, 5, "date", "2025-11-03")
+    assert issue_strings(data_copy) == [
+        "gpu_rental_prices.csv:5:date: dated after the data's as-of date 2025-10-31 "
+        "(as_of.csv): the period starts 2025-11-03"
+    ]
+
+
+def test_coarse_date_is_after_the_as_of_date_only_when_its_whole_span_is(data_copy):
+    edit_cell(data_copy, RENTAL, 5, "date", "2025-Q4")  # might be known by 2025-10-31
+    edit_cell(data_copy, RENTAL, 6, "date", "2025-11")  # could not
+    assert [(i.row, i.column) for i in validate_data_dir(data_copy)] == [(6, "date")]
+
+
+@pytest.mark.parametrize(("name", "line", "column", "value"), [
+    ("vendor_quarterly_revenue.csv", 4, "calendar_quarter_end", "2026-01-25"),
+    ("accelerator_unit_prices.csv", 3, "date", "2026"),
+    ("aws_custom_silicon.csv", 3, "date", "2025-12"),
+    ("epoch_chip_volume_estimates.csv", 3, "end_date", "2026-01-30"),
+    ("market_estimates.csv", 3, "year_published", "2026"),
+])
+def test_every_observation_file_is_checked_against_the_as_of_date(data_copy, name, line,
+                                                                  column, value):
+    edit_cell(data_copy, name, line, column, value)
+    issues = validate_data_dir(data_copy)
+    assert (name, line, column) in {(i.file, i.row, i.column) for i in issues}
+    assert any("after the data's as-of date" in i.message for i in issues)
+
+
+def test_chip_released_after_the_as_of_date_is_allowed(data_copy):
+    """A chip is announced before it ships (Trainium3 is in the catalogue, released 2025-12)."""
+    edit_cell(data_copy, "accelerators.csv", 2, "release_date", "2027-06")
+    assert validate_data_dir(data_copy) == []
+
+
+def test_as_of_date_comes_from_as_of_csv(data_copy):
+    dataset = load_dataset(data_copy)
+    assert dataset.data_as_of == pd.Timestamp("2025-10-31")
+    assert dataset.last_observation <= pd.Timestamp("2025-12-31")  # a year "2025" ends then
+
+
+def test_without_as_of_csv_observations_are_bounded_by_today(data_copy):
+    (data_copy / "as_of.csv").unlink()
+    assert validate_data_dir(data_copy) == []
+    assert load_dataset(data_copy).data_as_of is None
+    edit_cell(data_copy, RENTAL, 5, "date", "2099-01-01")
+    (issue,) = validate_data_dir(data_copy)
+    assert issue.row == 5 and "(today: the data have no as_of.csv)" in issue.message
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("as_of,notes\n", "as_of.csv::: no data rows: the file has only its header"),
+    ("as_of,notes\n2025-10-31,a\n2025-11-30,b\n", "must hold exactly one row"),
+    ("as_of,notes\n2099-12-31,future\n", "as_of.csv:2:as_of: 2099-12-31 is after today"),
+    ("as_of,notes\nlast october,x\n", "as_of.csv:2:as_of: expected YYYY-MM-DD"),
+    ("date,notes\n2025-10-31,x\n", "as_of.csv:1:as_of: required column is missing"),
+])
+def test_bad_as_of_file_is_reported(data_copy, text, message):
+    (data_copy / "as_of.csv").write_text(text)
+    issues = issue_strings(data_copy)
+    assert any(message in issue for issue in issues), issues
+
+
+# --------------------------------------------------------------------------- plausible ranges
+
+
+def test_aws_value_is_checked_against_its_unit(data_copy):
+    edit_cell(data_copy, SILICON, 3, "value", "5e9")  # chips
+    assert issue_strings(data_copy) == [
+        "aws_custom_silicon.csv:3:value: must be in (0, 1e+09] for unit 'chips', got 5e+09 "
+        "(a chip count; a billion is over 400x the largest figure in the data)"
+    ]
+
+
+def test_volume_far_beyond_any_quarter_is_rejected(data_copy):
+    edit_cell(data_copy, "epoch_chip_volume_estimates.csv", 2, "units_p95", "2e9")
+    (issue,) = validate_data_dir(data_copy)
+    assert issue.column == "units_p95" and "cumulative or mis-scaled" in issue.message
