@@ -27,6 +27,7 @@ from forecast.data.cache import (
     DATA_CACHE_ENTRIES,
     DATA_CACHE_ENV,
     cache_key,
+    data_cache_dir,
     file_hashes,
     read_entry,
     write_entry,
@@ -63,6 +64,7 @@ __all__ = [
     "Column",
     "Dataset",
     "FileSchema",
+    "data_cache_dir",
     "load_dataset",
     "parse_date",
     "validate_data_dir",
@@ -215,13 +217,19 @@ def validate_data_dir(data_dir: str | Path | None = None) -> list[Issue]:
     return issues
 
 
-def load_dataset(data_dir: str | Path | None = None) -> Dataset:
+def load_dataset(data_dir: str | Path | None = None, *,
+                 cache_dir: str | Path | None = None) -> Dataset:
     """Validate and load every data file of ``data_dir`` (default: the project's ``data/``).
 
     Parameters
     ----------
     data_dir : str or pathlib.Path, optional
         The data directory.
+    cache_dir : str or pathlib.Path, optional
+        Directory of the validated-dataset cache: the artifacts root's, as
+        :func:`~forecast.data.cache.data_cache_dir` gives it for ``--artifacts``. Default:
+        ``data_cache_dir()`` (``$FORECAST_DATA_CACHE``, else ``cache/`` under
+        ``$FORECAST_ARTIFACTS`` or the project's ``artifacts/``; "off" turns it off).
 
     Returns
     -------
@@ -235,12 +243,14 @@ def load_dataset(data_dir: str | Path | None = None) -> Dataset:
 
     Notes
     -----
-    A dataset that validated is cached (see ``$FORECAST_DATA_CACHE``) under the SHA-256 of
-    every file (``as_of.csv`` included) and of the parsing code: files byte-identical to ones
-    already validated are not parsed again, and any change to them is validated in full.
+    A dataset that validated is cached under the SHA-256 of every file and of the parsing
+    code: files byte-identical to ones already validated are not parsed again, and any change
+    to them is validated in full. The cache holds arrays and JSON only, checked against their
+    SHA-256 on every read (:mod:`forecast.data.cache`).
     """
     directory = Path(data_dir) if data_dir else DEFAULT_DATA_DIR
-    cached = _cached_dataset(directory)
+    cache = Path(cache_dir) if cache_dir is not None else data_cache_dir()
+    cached = _cached_dataset(directory, cache)
     if cached is not None:
         return cached
     issues: list[Issue] = []
@@ -248,8 +258,12 @@ def load_dataset(data_dir: str | Path | None = None) -> Dataset:
     if issues or dataset is None:
         raise DataValidationError(issues)
     as_of_identity = _as_of_identity(directory)
-    if as_of_identity is not None:
-        write_entry(cache_key((*dataset.file_hashes, as_of_identity)), dataset)
+    if cache is not None and as_of_identity is not None:
+        meta = {"file_hashes": [list(pair) for pair in dataset.file_hashes],
+                "data_as_of": None if dataset.data_as_of is None
+                else dataset.data_as_of.isoformat()}
+        write_entry(cache, cache_key((*dataset.file_hashes, as_of_identity)),
+                    {name: getattr(dataset, name) for name in TABLES}, meta)
     return dataset
 
 
@@ -265,18 +279,27 @@ def _as_of_identity(directory: Path) -> tuple[str, str] | None:
     return None if found is None else found[0]
 
 
-def _cached_dataset(directory: Path) -> Dataset | None:
+def _cached_dataset(directory: Path, cache: Path | None) -> Dataset | None:
     """The cached dataset of ``directory``'s current files, or None (no cache, or stale)."""
-    if not directory.is_dir():
+    if cache is None or not directory.is_dir():
         return None
     hashes = file_hashes(directory, SCHEMAS)
     as_of_identity = _as_of_identity(directory)
     if hashes is None or as_of_identity is None:
         return None
-    dataset = read_entry(cache_key((*hashes, as_of_identity)))
-    if not isinstance(dataset, Dataset) or dataset.file_hashes != hashes:
+    entry = read_entry(cache, cache_key((*hashes, as_of_identity)))
+    if entry is None:
         return None
-    return replace(dataset, data_dir=directory)
+    tables, meta = entry
+    try:
+        stored = tuple((str(name), str(digest)) for name, digest in meta["file_hashes"])
+        as_of = meta["data_as_of"]
+        data_as_of = None if as_of is None else pd.Timestamp(str(as_of))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if stored != hashes or set(tables) != set(TABLES):
+        return None
+    return Dataset(**tables, data_dir=directory, file_hashes=hashes, data_as_of=data_as_of)
 
 
 def _read_as_of(directory: Path, issues: list[Issue]) -> tuple[pd.Timestamp | None, str, bool]:

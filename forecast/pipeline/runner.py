@@ -71,18 +71,22 @@ def load_run(
     bundle = find_fit(scenario, root, fit_id)
     if bundle is not None:
         dataset = fit_dataset(bundle.data_dir if data_dir is None else data_dir,
-                              bundle.meta.get("as_of"))
+                              bundle.meta.get("as_of"), root=root)
     else:
         # No fit covers this scenario: fit it on the data of the newest published fit.
         dataset = fit_dataset(data_dir if data_dir is not None else latest_data_dir(root),
-                              None)
+                              None, root=root)
         bundle = load_or_fit(dataset, scenario, root=root, progress=progress)
     return scenario, dataset, bundle
 
 
-def fit_dataset(data_dir: str | Path | None, as_of: str | None) -> Dataset:
-    """The dataset a fit saw: its data directory, cut at its as-of date when it has one."""
-    from forecast.data.dataset import load_dataset
+def fit_dataset(data_dir: str | Path | None, as_of: str | None,
+                root: str | Path | None = None) -> Dataset:
+    """The dataset a fit saw: its data directory, cut at its as-of date when it has one.
 
-    dataset = load_dataset(data_dir)
+    ``root`` is the artifacts root whose ``cache/`` keeps the validated dataset.
+    """
+    from forecast.data.dataset import data_cache_dir, load_dataset
+
+    dataset = load_dataset(data_dir, cache_dir=data_cache_dir(root))
     return dataset.as_of(as_of) if as_of else dataset

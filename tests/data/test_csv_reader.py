@@ -46,13 +46,13 @@ def test_header_only_file_ends_in_one_data_validation_error(data_copy, name):
     if issues:
         assert_one_line_each(issues)
         with pytest.raises(DataValidationError):
-            load_dataset(data_copy)
+            load_dataset(data_copy, cache_dir=data_copy.parent / "cache")
 
 
 def test_header_only_optional_file_loads_as_an_empty_table_with_its_columns(data_copy):
     path = data_copy / "market_estimates.csv"
     path.write_bytes(lines_of(path)[0] + b"\n")
-    dataset = load_dataset(data_copy)
+    dataset = load_dataset(data_copy, cache_dir=data_copy.parent / "cache")
     assert len(dataset.market_estimates) == 0
     assert {"publisher", "target_year", "recalled"} <= set(dataset.market_estimates.columns)
 
@@ -62,7 +62,7 @@ def test_every_data_file_header_only_is_still_one_error(data_copy):
         path = data_copy / name
         path.write_bytes(lines_of(path)[0] + b"\n")
     with pytest.raises(DataValidationError) as caught:
-        load_dataset(data_copy)
+        load_dataset(data_copy, cache_dir=data_copy.parent / "cache")
     named = {issue.file for issue in caught.value.issues}
     assert named == {name for name, schema in SCHEMAS.items() if schema.needs_rows}
 
@@ -129,7 +129,7 @@ def test_byte_order_mark_is_accepted(data_copy):
     path = data_copy / REVENUE
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert validate_data_dir(data_copy) == []
-    dataset = load_dataset(data_copy)
+    dataset = load_dataset(data_copy, cache_dir=data_copy.parent / "cache")
     assert "company" in dataset.revenue.columns
 
 

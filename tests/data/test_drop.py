@@ -159,7 +159,7 @@ def test_merged_data_are_as_of_the_later_of_base_and_refit(split, tmp_path):
     later.mkdir()
     merge_drop(base, read_drop(drop), later, pd.Timestamp("2026-02-01"))
     assert "2026-02-01" in (later / "as_of.csv").read_text()
-    assert load_dataset(later).data_as_of == pd.Timestamp(
+    assert load_dataset(later, cache_dir=tmp_path / "cache").data_as_of == pd.Timestamp(
         "2026-02-01")
     earlier = tmp_path / "earlier"
     earlier.mkdir()

@@ -224,7 +224,7 @@ def test_chip_released_after_the_as_of_date_is_allowed(data_copy):
 
 
 def test_as_of_date_comes_from_as_of_csv(data_copy):
-    dataset = load_dataset(data_copy)
+    dataset = load_dataset(data_copy, cache_dir=data_copy.parent / "cache")
     assert dataset.data_as_of == pd.Timestamp("2025-10-31")
     assert dataset.last_observation <= pd.Timestamp("2025-12-31")  # a year "2025" ends then
 
@@ -232,7 +232,7 @@ def test_as_of_date_comes_from_as_of_csv(data_copy):
 def test_without_as_of_csv_observations_are_bounded_by_today(data_copy):
     (data_copy / "as_of.csv").unlink()
     assert validate_data_dir(data_copy) == []
-    assert load_dataset(data_copy).data_as_of is None
+    assert load_dataset(data_copy, cache_dir=data_copy.parent / "cache").data_as_of is None
     edit_cell(data_copy, RENTAL, 5, "date", "2099-01-01")
     (issue,) = validate_data_dir(data_copy)
     assert issue.row == 5 and "(today: the data have no as_of.csv)" in issue.message
