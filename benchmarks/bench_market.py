@@ -14,16 +14,16 @@ import warnings
 import pandas as pd
 
 from forecast.data.dataset import load_dataset
-from forecast.models.market import MarketModel
+from forecast.models.market import MarketModel, prepare_market_data
 
 
 def bench(sampler: str, draws: int, tune: int, chains: int) -> list[dict[str, object]]:
     """Two fits (cold, warm) with one NUTS implementation; diagnostics and timings."""
-    dataset = load_dataset()
+    inputs = prepare_market_data(load_dataset())
     rows = []
     for run in ("cold", "warm"):
         start = time.perf_counter()
-        fitted = MarketModel().fit(dataset, nuts_sampler=sampler, draws=draws, tune=tune,
+        fitted = MarketModel().fit(inputs, nuts_sampler=sampler, draws=draws, tune=tune,
                                    chains=chains)
         wall = time.perf_counter() - start
         diag = fitted.diagnostics()

@@ -1,0 +1,135 @@
+"""The market-size model class: the protocol's hooks for M3 (see :mod:`forecast.models.market`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from forecast.data.hashing import content_digest
+from forecast.models.market.builder import (
+    DEFAULT_PRIORS,
+    INNOVATION_VARS,
+    SUMMARY_VARS,
+    build_market_model,
+    ceiling_prior,
+)
+from forecast.models.market.data import (
+    FORECAST_SERIES,
+    QUALITATIVE_BILLIONS,
+    market_timeline,
+    prepare_market_data,
+)
+from forecast.models.market.fitted import FittedMarket
+from forecast.models.priors import prior_data
+from forecast.models.protocol import BayesianModel
+
+#: nutpie with a low-rank mass matrix at target_accept 0.99. On the shipped data, 9 fits
+#: (bull/base/bear x 3 seeds) passed the default gate: 0 divergences, max r_hat 1.004, min
+#: bulk ESS 767 (share_sigma[amd], the slowest), 15-31 s each on 2 cores. A diagonal mass
+#: matrix needed ~480 gradient steps per draw, this ~40; at 0.98 the AMD walk's funnel left
+#: occasional divergences, and 1,500 draws left share_sigma[amd] at r_hat 1.0105.
+MARKET_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "target_accept": 0.99,
+                                  "tune": 1000, "draws": 2500, "low_rank_mass_matrix": True}
+
+#: The scenario input the ceiling prior is matched to.
+CEILING_INPUT = "tam_ceiling_usd_billions"
+
+
+class MarketModel(BayesianModel):
+    """Configuration of the market-size model; :meth:`fit` returns a :class:`FittedMarket`.
+
+    Parameters
+    ----------
+    priors
+        Overrides of :data:`~forecast.models.market.builder.DEFAULT_PRIORS`, e.g.
+        :meth:`scenario_priors` (the scenario's ``[priors.market]`` table and the TAM
+        ceiling), or ``{"ceiling": {"dist": "lognormal", "median": 900, "sigma": 0.3}}``.
+    sampler
+        Overrides of the sampler settings (:data:`MARKET_SAMPLER` over the defaults).
+    """
+
+    name: ClassVar[str] = "market"
+    fitted_class = FittedMarket
+    default_priors = DEFAULT_PRIORS
+    default_sampler = MARKET_SAMPLER
+    summary_vars = tuple(SUMMARY_VARS)
+    #: Forecasts continue the total's AR(1) deviation and the share walks.
+    state_vars = {"dev": "quarter", "log_ratio": "quarter"}
+    #: The share walks' non-centred innovations (those a fit's data leave in the model).
+    auxiliary_vars = INNOVATION_VARS
+
+    @classmethod
+    def scenario_priors(cls, scenario: Any) -> dict[str, dict[str, Any]]:
+        """The scenario's ``[priors.market]`` table, with ``ceiling`` matched to the P10-P90
+        of its ``tam_ceiling_usd_billions`` input when it has one (the input wins over a
+        ``ceiling`` entry of the table)."""
+        priors = super().scenario_priors(scenario)
+        inputs = getattr(scenario, "inputs", None) or {}
+        if inputs.get(CEILING_INPUT) is not None:
+            priors["ceiling"] = ceiling_prior(inputs[CEILING_INPUT])
+        return priors
+
+    def prepare(self, dataset: Any, scenario: Any = None,
+                qualitative: Mapping[str, tuple[float, float]] = QUALITATIVE_BILLIONS
+                ) -> dict[str, pd.DataFrame]:
+        """Observed series, censored statements and Trainium2 volumes of ``dataset`` (the
+        scenario does not matter); see :func:`prepare_market_data`."""
+        return prepare_market_data(dataset, qualitative)
+
+    def check_inputs(self, inputs: Mapping[str, pd.DataFrame]) -> None:
+        market_timeline(inputs)  # the anchor series, present and gap-free
+
+    def build(self, inputs: Mapping[str, pd.DataFrame]) -> Any:
+        return build_market_model(inputs, self.priors)
+
+    def compile_key(self, inputs: Mapping[str, pd.DataFrame]) -> str:
+        """Inputs and priors, with the ceiling prior's values left out (they are ``pm.Data``,
+        see :meth:`swappable_data`): bull, base and bear compile once per process."""
+        ceiling = self.priors["ceiling"]
+        structure = content_digest({
+            "data": {key: inputs[key] for key in sorted(inputs)},
+            "priors": {**self.priors, "ceiling": {"dist": ceiling["dist"],
+                                                  "data": sorted(self.swappable_data(inputs))}},
+            "version": self.fitted_class.model_version})
+        return f"{self.name}-{structure}"
+
+    def swappable_data(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, float]:
+        return prior_data("ceiling", self.priors["ceiling"])
+
+    def fitted_frames(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+        frames = {key: inputs[key].copy() for key in ("observations", "censored", "volumes")}
+        frames["observations"]["calendar_quarter_end"] = pd.to_datetime(
+            frames["observations"]["calendar_quarter_end"])
+        # Stored as parquet: numeric columns, no infinities (an open bound is NaN).
+        frames["censored"] = frames["censored"].astype(
+            {"lower": float, "upper": float}).replace({np.inf: np.nan})
+        frames["volumes"] = frames["volumes"].astype({"units": float, "sd_log": float})
+        return frames
+
+    def fitted_config(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
+        return {"timeline": market_timeline(inputs)}
+
+    def fitted_meta(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
+        return {"data_end": market_timeline(inputs)[-1],
+                "n_observations": int(len(inputs["observations"]))}
+
+
+def market_series_forecast(dataset: Any, name: str | None = None, quarters: int = 4,
+                           fitted: FittedMarket | None = None, **sampler: Any
+                           ) -> pd.DataFrame | list[str]:
+    """CLI helper for ``python cli.py series [NAME] --quarters N``: a quantile table.
+
+    With ``name=None`` returns the available series names. Fits the model with default priors
+    (sampler overrides in ``sampler``) unless ``fitted`` is given.
+    """
+    if name is None:
+        if fitted is not None:
+            return fitted.series_names()
+        data = prepare_market_data(dataset)["observations"]
+        return [s for s in FORECAST_SERIES if (data["series"] == s).any()]
+    if fitted is None:
+        fitted = MarketModel().fit_dataset(dataset, **sampler)
+    return fitted.series_forecast(name, quarters=quarters)

@@ -1,0 +1,99 @@
+"""forecast.models.market.data: the inputs the model fits, from the shipped data and from
+small hand-made frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.core.errors import FitError
+from forecast.data.dataset import load_dataset
+from forecast.models.market import (
+    QUALITATIVE_BILLIONS,
+    market_timeline,
+    observed_series,
+    prepare_market_data,
+)
+from forecast.models.market.data import trainium2_volumes, trainium_run_rates
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return load_dataset()
+
+
+def test_prepare_market_data_on_shipped_data(dataset) -> None:
+    data = prepare_market_data(dataset)
+    obs = data["observations"]
+    assert {"nvidia_data_center", "amd_data_center", "broadcom_ai",
+            "nvidia_networking"} <= set(obs["series"])
+    nvidia = obs[obs["series"] == "nvidia_data_center"]
+    assert nvidia["value"].to_list() == observed_series(dataset, "nvidia_data_center")[
+        "value"].to_list()
+    censored = data["censored"].set_index("group")
+    # AMD Instinct FY2024 "> 5" is a lower bound on the 2024 sum.
+    assert censored.loc["amd", "kind"] == "lower"
+    assert censored.loc["amd", "lower"] == pytest.approx(5.0)
+    assert censored.loc["amd", "upper"] == np.inf
+    assert censored.loc["amd", "quarters"] == "2024Q1,2024Q2,2024Q3,2024Q4"
+    # "several billion" a year (USD 2-9 bn), said on the Q3 call (2025-10-30): an interval
+    # on 2025Q3's quarterly spend.
+    assert censored.loc["aws", "kind"] == "interval"
+    assert censored.loc["aws", "quarters"] == "2025Q3"
+    assert censored.loc["aws", ["lower", "upper"]].to_list() == pytest.approx([0.5, 2.25])
+
+
+def test_qualitative_reading_is_an_argument(dataset) -> None:
+    assert QUALITATIVE_BILLIONS == {"several billion": (2.0, 9.0)}
+    data = prepare_market_data(dataset, qualitative={"several billion": (4.0, 12.0)})
+    aws = data["censored"].set_index("group").loc["aws"]
+    assert [aws["lower"], aws["upper"]] == pytest.approx([1.0, 3.0])
+    # A phrase with no reading is not used.
+    unread = prepare_market_data(dataset, qualitative={})
+    assert list(unread["censored"]["group"]) == ["amd"]
+
+
+def test_run_rate_statements_numbers_and_dates() -> None:
+    silicon = pd.DataFrame({
+        "date": pd.to_datetime(["2025-06-30", "2025-06-29", "2025-08-01"]),
+        "metric": ["Trainium business size (a)", "Trainium business size (b)",
+                   "Trainium business size (c)"],
+        "unit": ["USD/year (annualized)"] * 3,
+        "value": [5e9, 5e9, np.nan],
+        "value_qualifier": ["=", "=", "a lot"],
+    })
+    rows = trainium_run_rates(silicon, QUALITATIVE_BILLIONS)
+    # A number is read as +-20%, per quarter (/4); said on a quarter's last day it describes
+    # that quarter, said a day earlier the quarter before. An unknown phrase is skipped.
+    assert [row["quarters"] for row in rows] == ["2025Q2", "2025Q1"]
+    assert [rows[0]["lower"], rows[0]["upper"]] == pytest.approx([1.0, 1.5])
+
+
+def test_trainium2_volumes_sd_from_the_band() -> None:
+    volumes = pd.DataFrame({"chip": ["Trainium2", "Trainium1"],
+                            "quarter": [pd.Period("2025Q1", freq="Q")] * 2,
+                            "units_median": [100.0, 5.0], "units_p5": [50.0, 1.0],
+                            "units_p95": [200.0, 9.0]})
+    table = trainium2_volumes(volumes)
+    assert table["quarter"].to_list() == ["2025Q1"]
+    # A 5-95% band of a factor 4 around the median: sd_log = log 4 / (2 * 1.645).
+    assert table["sd_log"].iloc[0] == pytest.approx(np.log(4.0) / 3.29)
+
+
+def test_as_of_drops_later_observations(dataset) -> None:
+    data = prepare_market_data(dataset.as_of("2024-01-31"))
+    assert pd.to_datetime(data["observations"]["calendar_quarter_end"]).max() <= \
+        pd.Timestamp("2024-01-31")
+    assert data["censored"].empty  # the FY2024 Instinct row is dated 2024-12-28
+    assert market_timeline(data)[-1] == "2023Q4"
+
+
+def test_timeline_is_the_gap_free_anchor_series() -> None:
+    rows = pd.DataFrame({"series": ["nvidia_data_center"] * 3 + ["amd_data_center"],
+                         "quarter": ["2024Q1", "2024Q2", "2024Q3", "2023Q1"]})
+    assert market_timeline({"observations": rows}) == ["2024Q1", "2024Q2", "2024Q3"]
+    with pytest.raises(FitError, match="gaps at 2024Q2"):
+        market_timeline({"observations": rows.drop(index=1)})
+    with pytest.raises(FitError, match="no NVIDIA"):
+        market_timeline({"observations": rows.iloc[3:]})

@@ -1,0 +1,126 @@
+"""Slow: market fits. Parameter recovery from simulated data, and the session's fit store
+(bull, base and bear on the shipped data, sharing one compiled sampler)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from forecast.core.errors import ForecastError
+from forecast.models.market import (
+    DEFAULT_PRIORS,
+    VENDORS,
+    MarketModel,
+    annual_totals,
+    simulate_market,
+)
+
+pytestmark = pytest.mark.slow
+
+# The model's sampler (nutpie, low-rank mass matrix, target_accept 0.99) with fewer draws:
+# on the recovery data max r_hat 1.03, 3 divergences, about 200 s with the compilation.
+SMALL = {"draws": 400, "tune": 500, "chains": 2, "random_seed": 11}
+
+TRUTH = {
+    "ceiling": 500.0, "growth_decay": 0.08, "level_ref": math.log(60.0),
+    "ar_phi": 0.7, "ar_sigma": 0.1, "share_sigma": 0.1,
+    "ratio_start_amd": -2.5, "ratio_start_custom": -2.0, "ratio_start_aws": -4.0,
+    "nvidia_compute_fraction": 0.85, "broadcom_custom_fraction": 0.65,
+    "google_fraction_of_custom": 0.7, "amd_cpu_fraction_start": 0.8,
+    "amd_cpu_growth": 0.02, "aws_chip_value": 1e4, "sigma_networking": 0.2,
+    "sigma_amd": 0.05,
+}
+
+
+@pytest.fixture(scope="module")
+def fitted(fit_store):
+    """The base scenario's market model from the session's fit store (fitted on the shipped
+    data with a light sampler): one fit of the shipped data serves every test."""
+    from forecast.pipeline.fitting import find_fit
+    from forecast.scenarios import load_scenario
+
+    return find_fit(load_scenario("base"), fit_store).models["market"]
+
+
+def test_scenarios_sharing_a_compiled_sampler_get_their_own_ceiling(fit_store) -> None:
+    # The three markets share one compiled nutpie model; only the ceiling prior's pm.Data
+    # differ. Had the swap failed, all three would sample the first scenario's prior.
+    from forecast.pipeline.fitting import find_fit
+    from forecast.scenarios import load_scenario
+
+    medians = {}
+    for name in ("bear", "base", "bull"):
+        market = find_fit(load_scenario(name), fit_store).models["market"]
+        expected = market.config["priors"]["ceiling"]
+        medians[name] = float(np.median(market.stacked("ceiling")))
+        # The data pin the ceiling only loosely: its posterior stays near the prior's median.
+        assert 0.5 * expected["median"] < medians[name] < 2.0 * expected["median"], name
+    assert medians["bear"] < medians["base"] < medians["bull"]
+
+
+def test_fit_on_shipped_data(fitted) -> None:
+    assert fitted.diagnostics()["max_r_hat"] < 1.1
+    parameters = set(fitted.summary()["parameter"])
+    assert {"ceiling", "dev@2025Q3"} <= parameters
+    assert not any(name.startswith("z_") for name in fitted.posterior.data_vars)
+    paths = fitted.forecast(21, draws=400, seed=1)
+    assert paths["quarter"].values[0] == "2025Q4" and paths["quarter"].values[-1] == "2030Q4"
+    assert list(paths["vendor"].values) == list(VENDORS)
+    assert_allclose(paths["total"].values, paths["spend"].sum("vendor").values)
+    # 2025Q4 continues from the last fitted quarter: the median total within 25% of it.
+    last = np.median(np.exp(fitted.stacked("log_total")[:, -1]))
+    assert 0.8 < np.median(paths["total"].values[:, 0]) / last < 1.25
+    table = annual_totals(fitted.forecast(21, seed=1, include_history=True))
+    assert 2025 in set(table["year"]) and 2030 in set(table["year"])
+    assert (table["p10"] < table["p50"]).all() and (table["p50"] < table["p90"]).all()
+
+
+def test_series_forecast_continues_fiscal_labels(fitted) -> None:
+    assert fitted.series_names() == [
+        "nvidia_data_center", "nvidia_networking", "amd_data_center", "broadcom_ai"]
+    table = fitted.series_forecast("nvidia_data_center", quarters=3)
+    assert list(table["fiscal_period"]) == ["FY2026Q4", "FY2027Q1", "FY2027Q2"]
+    assert list(table["quarter"]) == ["2025Q4", "2026Q1", "2026Q2"]
+    quantiles = table[["q05", "q10", "q25", "q50", "q75", "q90", "q95"]].to_numpy()
+    assert (np.diff(quantiles, axis=1) >= 0).all() and (quantiles > 0).all()
+    amd = fitted.series_forecast("amd_data_center", quarters=2)
+    assert list(amd["fiscal_period"]) == ["2025Q4", "2026Q1"]
+    with pytest.raises(ForecastError):
+        fitted.series_forecast("aws", quarters=2)
+
+
+def _lognormal_sd(spec: dict) -> float:
+    return spec["median"] * math.sqrt(math.exp(spec["sigma"] ** 2)
+                                      * (math.exp(spec["sigma"] ** 2) - 1))
+
+
+def test_parameter_recovery() -> None:
+    data = simulate_market(TRUTH, n_quarters=32, seed=11)
+    fit = MarketModel().fit(data, **SMALL)
+    assert fit.diagnostics()["max_r_hat"] < 1.05
+
+    def interval(name: str) -> tuple[float, float, float]:
+        draws = fit.stacked(name)
+        return (*np.quantile(draws, [0.05, 0.95]), float(draws.std()))
+
+    # The Gompertz rate: the data cut the prior's sd (0.06) tenfold, the 90% interval holds
+    # the truth and excludes the prior's mode (0.056) and the upper half of its range.
+    low, high, sd = interval("growth_decay")
+    assert sd < _lognormal_sd(DEFAULT_PRIORS["growth_decay"]) / 5
+    assert 0.06 < low <= TRUTH["growth_decay"] <= high < 0.11
+    # The curve's level (prior sd 1 through level_offset) and the ceiling (prior sd ~470).
+    low, high, sd = interval("level_ref")
+    assert sd < DEFAULT_PRIORS["level_offset"]["sigma"] / 3
+    assert low <= TRUTH["level_ref"] <= high
+    low, high, sd = interval("ceiling")
+    assert sd < 0.4 * _lognormal_sd(DEFAULT_PRIORS["ceiling"])
+    assert low <= TRUTH["ceiling"] <= high
+    # The AR(1) shock scale: away from the prior's favoured zero and from its tail.
+    low, high, sd = interval("ar_sigma")
+    assert 0.04 < low <= TRUTH["ar_sigma"] <= high < 0.16
+    # The latent total: within 0.15 in log of the simulated path in every quarter.
+    truth = np.log(data["truth"]["total"].to_numpy())
+    assert np.abs(fit.stacked("log_total").mean(axis=0) - truth).max() < 0.15
