@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from forecast.models.base import FittedModel
+from forecast.models.fitted import Fitted as FittedModel
 from forecast.models.market import vendor_log_shares
 
 

@@ -17,8 +17,7 @@ from forecast.models.share import ShareModel
 
 #: Every model of the package, by name.
 MODELS: dict[str, type[BayesianModel]] = {
-    getattr(model, "name", None) or model.model_name  # type: ignore[attr-defined]
-    : model for model in (PriceModel, MarketModel, ShareModel, DiffusionModel)
+    model.name: model for model in (PriceModel, MarketModel, ShareModel, DiffusionModel)
 }
 
 #: The models a scenario's forecast needs, in fitting order.

@@ -1,4 +1,4 @@
-"""Prior specs -> PyMC variables (forecast.models.base)."""
+"""Prior specs -> PyMC variables (forecast.models.priors)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from forecast.core.errors import ForecastError
-from forecast.models.base import prior, prior_data, prior_parameters
+from forecast.models.priors import prior, prior_data, prior_parameters
 
 
 def test_prior_parameters_translate_specs() -> None:
