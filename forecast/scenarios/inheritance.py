@@ -22,7 +22,7 @@ import numpy as np
 
 from forecast.scenarios.copula import copula_matrix
 from forecast.scenarios.distributions import InputSpec
-from forecast.scenarios.locations import NAME_PATTERN, Where, display
+from forecast.scenarios.locations import MAX_NAME_LENGTH, NAME_PATTERN, Where, display, fmt
 from forecast.scenarios.parsing import Layer, parse_layer
 from forecast.scenarios.scenario import Scenario
 from forecast.scenarios.theses import ThesisSpec
@@ -56,15 +56,20 @@ def resolve_name(name: str, directory: Path, where: Where) -> Path:
     """
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
         raise where.error(
-            f"{name!r} is not a scenario name (letters, digits, '_' and '-' only); "
-            "load a file by path with load_scenario_file() or `scenarios validate FILE`"
+            f"{fmt(name)} is not a scenario name (letters, digits, '_' and '-' only, at most "
+            f"{MAX_NAME_LENGTH} characters); load a file by path with load_scenario_file() "
+            "or `scenarios validate FILE`"
         )
-    base = directory.resolve()
-    candidate = (base / f"{name}.toml").resolve()
+    try:
+        base = directory.resolve()
+        candidate = (base / f"{name}.toml").resolve()
+        found = candidate.is_file()
+    except (OSError, RuntimeError) as exc:
+        raise where.error(f"cannot read scenario {name!r} ({exc})") from None
     # resolve() follows symlinks, so a link pointing elsewhere is caught here too.
     if not candidate.is_relative_to(base):
         raise where.error(f"scenario {name!r} resolves outside {display(base)}")
-    if not candidate.is_file():
+    if not found:
         available = ", ".join(sorted(p.stem for p in base.glob("*.toml"))) or "none"
         raise where.error(
             f"no scenario named {name!r} in {display(base)} (available: {available})"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from forecast.core.errors import ScenarioError
 from forecast.scenarios.inheritance import load_chain, merge, resolve_name
-from forecast.scenarios.locations import NAME_PATTERN, Where, display
+from forecast.scenarios.locations import MAX_NAME_LENGTH, NAME_PATTERN, Where, display, fmt
 from forecast.scenarios.scenario import Scenario
 
 DEFAULT_SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "scenarios"
@@ -23,8 +23,9 @@ def load_scenario(name_or_path: str, scenarios_dir: Path | None = None) -> Scena
     Parameters
     ----------
     name_or_path : str
-        A scenario name (``[A-Za-z0-9_-]+``), e.g. ``"bull"``. Paths are refused here so a
-        name can never reach outside the directory; use :func:`load_scenario_file` for a file.
+        A scenario name (``[A-Za-z0-9_-]+``, at most 100 characters), e.g. ``"bull"``. Paths
+        are refused here so a name can never reach outside the directory; use
+        :func:`load_scenario_file` for a file.
     scenarios_dir : pathlib.Path, optional
         Directory of scenario files (default: the project's ``scenarios/``).
 
@@ -73,11 +74,16 @@ def load_scenario_file(path: str | Path) -> Scenario:
     where = Where(display(path))
     if path.suffix != ".toml":
         raise where.error("a scenario file must have the .toml suffix")
-    if not path.is_file():
-        raise where.error("no such file")
     if not NAME_PATTERN.match(path.stem):
-        raise where.error(f"file stem {path.stem!r} is not a scenario name ([A-Za-z0-9_-]+)")
-    return merge(load_chain(path.resolve()))
+        raise where.error(f"file stem {fmt(path.stem)} is not a scenario name "
+                          f"([A-Za-z0-9_-], at most {MAX_NAME_LENGTH} characters)")
+    try:
+        if not path.is_file():
+            raise where.error("no such file")
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise where.error(f"cannot read file ({getattr(exc, 'strerror', None) or exc})") from None
+    return merge(load_chain(resolved))
 
 
 def scenario_names(scenarios_dir: Path | None = None) -> list[str]:

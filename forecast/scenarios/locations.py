@@ -19,18 +19,30 @@ from typing import Any
 
 from forecast.core.errors import ScenarioError
 
+#: Longest scenario name, input, prior or thesis name: a file stem must stay well within what
+#: file systems allow (255 bytes), and a name is read by people.
+MAX_NAME_LENGTH = 100
 # Scenario names double as file stems, so they must not be able to spell a path.
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
+NAME_PATTERN = re.compile(rf"^[A-Za-z0-9_-]{{1,{MAX_NAME_LENGTH}}}$")
 # Input, prior-key and thesis names become DataFrame columns and attribute-like keys.
-IDENTIFIER_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+IDENTIFIER_PATTERN = re.compile(rf"^[A-Za-z_][A-Za-z0-9_]{{0,{MAX_NAME_LENGTH - 1}}}$")
+#: Longest text of an offending value or path shown in a message.
+_SHOWN = 80
+
+
+def _shortened(text: str) -> str:
+    if len(text) <= _SHOWN:
+        return text
+    return f"{text[:_SHOWN // 2]}...{text[-_SHOWN // 4:]} ({len(text)} characters)"
 
 
 def display(path: Path) -> str:
-    """Show a path relative to the working directory when it lies below it."""
+    """Show a path relative to the working directory when it lies below it (long ones cut)."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+        shown = str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, RuntimeError, ValueError):
+        shown = str(path)
+    return _shortened(shown)
 
 
 def _format_key(key: str | int) -> str:
@@ -64,16 +76,22 @@ class Where:
 
     def error(self, message: str) -> ScenarioError:
         """A :class:`ScenarioError` reading ``<file>: <path>: <message>`` on one line."""
-        location = f"{self.file}: {self.path}: " if self.path else f"{self.file}: "
-        # One line always: the CLI prints the message as is.
-        return ScenarioError(location + " ".join(str(message).split()))
+        location = f"{self.file}: {_shortened(self.path)}: " if self.path else f"{self.file}: "
+        # One line always, whatever a file name or key holds: the CLI prints it as is.
+        return ScenarioError(" ".join(f"{location}{message}".split()))
 
 
 def fmt(value: Any) -> str:
-    """Show an offending value in a message: floats compactly, strings quoted."""
+    """Show an offending value in a message: floats compactly, strings quoted, long ones cut."""
     if isinstance(value, float):
         return f"{value:g}"
-    return repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return repr(value) if len(value) <= _SHOWN else repr(_shortened(value))
+    try:
+        text = str(value)
+    except (RecursionError, ValueError):  # deeply nested, or an int of over 4300 digits
+        text = f"<{type(value).__name__}>"
+    return _shortened(text)
 
 
 def check_keys(
@@ -85,7 +103,7 @@ def check_keys(
     """Reject unknown keys (with a spelling hint) first, then missing required keys."""
     for key in table:
         if key not in allowed:
-            hint = difflib.get_close_matches(str(key), list(allowed), n=1)
+            hint = difflib.get_close_matches(str(key)[:_SHOWN], list(allowed), n=1)
             suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
             raise where.child(key).error(f"unknown key (allowed: {', '.join(allowed)}){suggestion}")
     for key in required:
@@ -118,7 +136,10 @@ def expect_number(value: Any, where: Where, *, allow_infinite: bool = False) -> 
     """``value`` as a float if it is a finite number (or infinite, when allowed)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise where.error(f"must be a number, got {fmt(value)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond the float range
+        raise where.error(f"must be a finite number, got {fmt(value)}") from None
     if math.isnan(number) or (math.isinf(number) and not allow_infinite):
         raise where.error(f"must be a finite number, got {fmt(value)}")
     return number

@@ -30,6 +30,11 @@ from forecast.scenarios.locations import (
 from forecast.scenarios.theses import ThesisSpec, parse_thesis
 
 PRIOR_MODELS: tuple[str, ...] = ("price", "market", "share", "diffusion")
+#: Largest scenario file read (the shipped ones are under 30 kB).
+MAX_FILE_BYTES = 1_000_000
+#: Deepest nesting of tables and arrays in a scenario file (the format needs 5 levels:
+#: ``priors.<model>.<key>.<parameter>``, ``inputs.<name>.values[i]``).
+MAX_NESTING = 10
 
 _TOP_LEVEL_KEYS = ("scenario", "inputs", "chip_prices", "correlations", "priors", "theses")
 _SCENARIO_KEYS = ("name", "description", "extends", "horizon", "draws", "seed")
@@ -59,17 +64,41 @@ class Layer:
 
 
 def read_toml(path: Path, where: Where) -> dict[str, Any]:
-    """Read and decode a TOML file; unreadable files and bad TOML raise at ``where``."""
+    """Read and decode a TOML file; unreadable, oversized, too deeply nested or bad TOML
+    raises at ``where``."""
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise where.error(f"file is larger than {MAX_FILE_BYTES:,} bytes: not a scenario")
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise where.error(f"not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise where.error(f"cannot read file ({exc.strerror or exc})") from None
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise where.error(f"invalid TOML: {exc}") from None
+    except RecursionError:
+        raise where.error(f"tables or arrays nested deeper than {MAX_NESTING} levels") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise where.error(f"invalid TOML value: {exc}") from None
+    if _nesting(document) > MAX_NESTING:
+        raise where.error(f"tables or arrays nested deeper than {MAX_NESTING} levels")
+    return document
+
+
+def _nesting(document: dict[str, Any]) -> int:
+    """Deepest nesting of tables and arrays (the document is level 1), without recursion."""
+    deepest, stack = 0, [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_NESTING:
+            break
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list))
+    return deepest
 
 
 def parse_layer(path: Path) -> Layer:
@@ -226,6 +255,7 @@ def _parse_priors(value: Any, priors_where: Where) -> dict[str, dict[str, InputS
             expect_name(key, where, IDENTIFIER_PATTERN, "prior name")
             priors[model][key] = parse_spec(f"{model}.{key}", table, where, require_meta=False)
     return priors
+
 
 
 def _parse_theses(value: Any, theses_where: Where) -> dict[str, tuple[ThesisSpec, Where]]:

@@ -58,3 +58,39 @@ def test_load_scenario_file_resolves_extends_in_its_directory(tmp_path: Path) ->
         load_scenario_file(user / "absent.toml")
     with pytest.raises(ScenarioError, match=r"\.toml suffix"):
         load_scenario_file(user / "mine.txt")
+
+
+@pytest.mark.parametrize("length", [101, 5000])
+def test_overlong_scenario_name_is_one_short_error(tmp_path: Path, length: int) -> None:
+    name = "a" * length
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(name, tmp_path)
+    message = str(caught.value)
+    assert "at most 100 characters" in message
+    assert "\n" not in message and len(message) < 400
+
+
+def test_overlong_file_name_is_one_short_error(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario_file(tmp_path / f"{'a' * 5000}.toml")
+    assert "at most 100 characters" in str(caught.value) and len(str(caught.value)) < 400
+
+
+def test_hundred_character_name_loads(tmp_path: Path) -> None:
+    name = "a" * 100
+    (tmp_path / f"{name}.toml").write_text(
+        f'[scenario]\nname = "{name}"\ndescription = "d"\nhorizon = 2030\ndraws = 10\n'
+        "seed = 1\n", encoding="utf-8")
+    assert load_scenario(name, tmp_path).name == name
+
+
+def test_cli_refuses_a_5000_character_name_in_one_line() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, "cli.py", "scenarios", "show", "x" * 5000],
+                            capture_output=True, text=True, cwd=root, timeout=120)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "at most 100 characters" in result.stderr and "Traceback" not in result.stderr

@@ -322,3 +322,41 @@ def test_error_message_example_from_design(tmp_path: Path) -> None:
     )
     error = load_bad(tmp_path, body)
     assert str(error).endswith("bad.toml: inputs.mfu_aws.sigma: must be > 0, got -0.1")
+
+
+# --------------------------------------------------------------------------- hostile files
+
+
+@pytest.mark.parametrize("depth", [12, 500, 5000])
+def test_deeply_nested_toml_is_one_scenario_error(tmp_path, depth):
+    text = header("bad") + "[inputs.a]\nvalues = " + "[" * depth + "]" * depth + "\n"
+    (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario("bad", tmp_path)
+    message = str(caught.value)
+    assert "nested deeper than 10 levels" in message and "\n" not in message
+
+
+def test_deeply_nested_inline_tables_are_one_scenario_error(tmp_path):
+    text = header("bad") + "x = " + "{a = " * 500 + "1" + "}" * 500 + "\n"
+    (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError, match="nested deeper than 10 levels"):
+        load_scenario("bad", tmp_path)
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 5000, "1" + "0" * 400, "1e400", "nan"])
+def test_huge_or_odd_numbers_are_one_scenario_error(tmp_path, value):
+    error = load_bad(tmp_path, normal_input(mu=value))
+    assert "\n" not in str(error) and len(str(error)) < 400
+
+
+def test_oversized_file_is_refused(tmp_path):
+    text = header("bad") + "# " + "x" * 1_100_000 + "\n"
+    (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioError, match="larger than 1,000,000 bytes"):
+        load_scenario("bad", tmp_path)
+
+
+def test_long_identifiers_are_refused(tmp_path):
+    error = load_bad(tmp_path, normal_input(name="a" * 101))
+    assert "input name must match" in str(error) and len(str(error)) < 400
