@@ -6,24 +6,140 @@ milliseconds: reading the NetCDF posteriors took about half a second, and the Pa
 about 70 ms (with 30 ms of pyarrow's dataset modules imported on the way) against the 2 s
 a forecast has.
 
-Every copy is optional: a loader returns None when a copy is missing, unreadable or holds
-something it cannot represent, and the caller reads the archival file instead.
+Every copy is optional: a loader returns None when a copy is missing, unreadable, fails its
+checksum or holds something it cannot represent, and the caller reads the archival file
+instead (which must then pass its own checksum: :func:`read_verified`). A copy failing its
+checksum is named in a warning on the ``forecast.core.fastio`` logger.
+
+Checksums are SHA-256 hex digests of whole files (:func:`sha256_file`), recorded by the fit
+store when a fit is published and passed to the loaders as ``{file name: digest}``; without
+them (fits stored before checksums were recorded) nothing is verified.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import logging
+import zipfile
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.errors import FitError
+
 POSTERIOR_ARRAYS = "posterior.npz"
 POSTERIOR_LAYOUT = "posterior_layout.json"
 FRAME_ARRAYS = "data.npz"
 FRAME_LAYOUT = "data_layout.json"
+
+#: What reading a damaged or foreign file can raise, whichever library parses it.
+UNREADABLE: tuple[type[BaseException], ...] = (
+    OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile,
+    zlib.error)
+
+_log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------- checksums
+
+
+def sha256_bytes(raw: bytes) -> str:
+    """SHA-256 hex digest of ``raw``."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 hex digest of a file's bytes, read in blocks.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read.
+    """
+    with Path(path).open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def damaged(path: Path, why: str) -> FitError:
+    """The error refusing a stored fit because of one of its files."""
+    return FitError(f"{path}: {why}: the stored fit is damaged (restore the file, or move "
+                    "the fit's directory out of the store)")
+
+
+def verify_file(path: Path, expected: str | None) -> None:
+    """Check a file against its recorded digest (nothing to check when ``expected`` is None).
+
+    Raises
+    ------
+    FitError
+        Naming the file, when it is missing, unreadable or its digest differs.
+    """
+    if expected is None:
+        return
+    try:
+        digest = sha256_file(path)
+    except FileNotFoundError:
+        raise damaged(path, "missing") from None
+    except OSError as exc:
+        raise damaged(path, f"unreadable ({exc.strerror or exc})") from None
+    if digest != expected:
+        raise damaged(path, "checksum mismatch")
+
+
+def _checked_bytes(path: Path, expected: str | None) -> tuple[bytes | None, str]:
+    """``(bytes, "")``, or ``(None, why)`` when the file is missing, unreadable or differs."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError as exc:
+        return None, f"unreadable ({exc.strerror or exc})"
+    if expected is not None and sha256_bytes(raw) != expected:
+        return None, "checksum mismatch"
+    return raw, ""
+
+
+def read_verified(path: Path, expected: str | None) -> bytes:
+    """A file's bytes, checked against its recorded digest when there is one.
+
+    Raises
+    ------
+    FitError
+        Naming the file, when it is missing, unreadable or its digest differs.
+    """
+    raw, why = _checked_bytes(path, expected)
+    if raw is None:
+        raise damaged(path, why)
+    return raw
+
+
+def _read_copy(directory: Path, names: Iterable[str],
+               checksums: Mapping[str, str] | None) -> dict[str, bytes] | None:
+    """The bytes of every file of one fast copy, or None (warning when it is damaged).
+
+    With ``checksums``, a copy they do not list was not written (silently None), and a copy
+    they list that is missing or differs is damaged: named in a warning, then None.
+    """
+    contents = {}
+    for name in names:
+        if checksums is not None and name not in checksums:
+            return None
+        raw, why = _checked_bytes(directory / name, None if checksums is None
+                                  else checksums[name])
+        if raw is None:
+            if checksums is not None:
+                _log.warning("warning: %s: %s; reading the archival copy instead",
+                             directory / name, why)
+            return None
+        contents[name] = raw
+    return contents
 
 
 def _text(values: np.ndarray) -> np.ndarray:
@@ -47,22 +163,25 @@ def save_posterior(posterior: xr.Dataset, directory: Path) -> None:
     (directory / POSTERIOR_LAYOUT).write_text(json.dumps(layout))
 
 
-def load_posterior(directory: Path) -> xr.Dataset | None:
-    """The posterior written by :func:`save_posterior`, or None without a readable copy."""
-    try:
-        layout = json.loads((directory / POSTERIOR_LAYOUT).read_text())
-        stored = np.load(directory / POSTERIOR_ARRAYS, allow_pickle=False)
-    except (OSError, ValueError):
+def load_posterior(directory: Path,
+                   checksums: Mapping[str, str] | None = None) -> xr.Dataset | None:
+    """The posterior written by :func:`save_posterior`, or None without a sound copy.
+
+    ``checksums`` (file name to digest, see the module docstring) are checked first.
+    """
+    raw = _read_copy(directory, (POSTERIOR_LAYOUT, POSTERIOR_ARRAYS), checksums)
+    if raw is None:
         return None
     try:
-        with stored:
+        layout = json.loads(raw[POSTERIOR_LAYOUT])
+        with np.load(io.BytesIO(raw[POSTERIOR_ARRAYS]), allow_pickle=False) as stored:
             coords = {name: (dims, stored[f"coord__{name}"])
                       for name, dims in layout["coords"].items()}
             data = {name: (dims, stored[f"var__{name}"])
                     for name, dims in layout["vars"].items()}
-    except (KeyError, OSError, ValueError):
+        return xr.Dataset(data, coords=coords)
+    except UNREADABLE:
         return None
-    return xr.Dataset(data, coords=coords)
 
 
 # --------------------------------------------------------------------------- data frames
@@ -131,29 +250,30 @@ def save_frames(frames: Mapping[str, pd.DataFrame], directory: Path) -> bool:
     return True
 
 
-def load_frames(directory: Path, names: Iterable[str]) -> dict[str, pd.DataFrame] | None:
-    """The frames written by :func:`save_frames`, or None without a readable copy of all."""
-    try:
-        layout = json.loads((directory / FRAME_LAYOUT).read_text())
-        stored = np.load(directory / FRAME_ARRAYS, allow_pickle=False)
-    except (OSError, ValueError):
+def load_frames(directory: Path, names: Iterable[str],
+                checksums: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame] | None:
+    """The frames written by :func:`save_frames`, or None without a sound copy of all.
+
+    ``checksums`` (file name to digest, see the module docstring) are checked first.
+    """
+    raw = _read_copy(directory, (FRAME_LAYOUT, FRAME_ARRAYS), checksums)
+    if raw is None:
         return None
-    frames = {}
     try:
-        with stored:
-            for name in names:
-                spec = layout[name]
-                columns = {}
-                for position, (column, kind) in enumerate(
-                        zip(spec["columns"], spec["kinds"], strict=True)):
-                    parts = {part: stored[f"{name}/{position}/{part}"]
-                             for part in (("values", "missing") if kind == "text"
-                                          else ("values",))}
-                    columns[column] = _column_from_arrays(kind, parts)
-                frame = pd.DataFrame(columns, columns=spec["columns"])
-                if len(frame) != spec["rows"]:
-                    return None
-                frames[name] = frame
-    except (KeyError, OSError, ValueError, TypeError):
+        layout = json.loads(raw[FRAME_LAYOUT])
+        with np.load(io.BytesIO(raw[FRAME_ARRAYS]), allow_pickle=False) as stored:
+            frames = {name: _frame(stored, name, layout[name]) for name in names}
+    except UNREADABLE:
         return None
-    return frames
+    return None if any(frame is None for frame in frames.values()) else frames
+
+
+def _frame(stored: Any, name: str, spec: Mapping[str, Any]) -> pd.DataFrame | None:
+    """One frame of an open ``data.npz``; None when its row count disagrees with the layout."""
+    columns = {}
+    for position, (column, kind) in enumerate(zip(spec["columns"], spec["kinds"], strict=True)):
+        parts = {part: stored[f"{name}/{position}/{part}"]
+                 for part in (("values", "missing") if kind == "text" else ("values",))}
+        columns[column] = _column_from_arrays(kind, parts)
+    frame = pd.DataFrame(columns, columns=spec["columns"])
+    return frame if len(frame) == spec["rows"] else None

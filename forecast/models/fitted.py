@@ -12,11 +12,16 @@ On disk a fit is a directory:
 - ``posterior.npz`` + layout: a fast copy of the forecast variables (see
   :mod:`forecast.core.fastio`); ``data_*.parquet`` + ``data.npz``: the frames;
 - ``summary.csv`` and ``config.json`` (model name and version, config, meta).
+
+Given the files' SHA-256 (the fit store records them when it publishes a fit), :meth:`Fitted.load`
+checks every file before using it and refuses a damaged fit, naming the file.
 """
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -163,10 +168,28 @@ class Fitted:
         idata.to_netcdf(str(path), groups=groups, engine="h5netcdf")
 
     @classmethod
-    def load(cls, path: str | Path) -> Fitted:
-        """Load a fit saved by :meth:`save`; a fit of another model or version is a FitError."""
+    def load(cls, path: str | Path, checksums: Mapping[str, str] | None = None) -> Fitted:
+        """Load a fit saved by :meth:`save`.
+
+        Parameters
+        ----------
+        path
+            The fit's directory.
+        checksums
+            SHA-256 of each file of the directory (file name to hex digest), as the fit store
+            records them at publish: every file is checked before it is used. A damaged fast
+            copy (``.npz``) is named in a warning and the archival file read instead, which
+            must pass its own check; any other damaged file refuses the fit. None (a fit saved
+            outside the store, or before checksums were recorded) checks nothing.
+
+        Raises
+        ------
+        FitError
+            When the directory holds no fit, a fit of another model or version, or a damaged
+            or unreadable file (named in the message).
+        """
         directory = Path(path)
-        header = _read_config(directory)
+        header = _read_config(directory, checksums)
         name, version = header.get("model_name"), header.get("model_version")
         if name != cls.model_name:
             raise FitError(f"{directory}: holds a {name!r} fit, expected {cls.model_name!r}")
@@ -175,25 +198,74 @@ class Fitted:
                 f"{directory}: written by {name} model version {version}, this code reads "
                 f"version {cls.model_version}; re-fit (python cli.py refit)"
             )
-        # The fast copies when they are there and readable, else the archival files.
-        posterior = fastio.load_posterior(directory)
-        if posterior is None:
-            with xr.open_dataset(directory / "posterior.nc", group="posterior",
-                                 engine="h5netcdf") as stored:
-                posterior = stored[header["posterior_vars"]].load()
-        data = fastio.load_frames(directory, header["data_keys"])
-        if data is None:
-            data = {key: pd.read_parquet(directory / f"data_{key}.parquet")
-                    for key in header["data_keys"]}
-        summary = pd.read_csv(directory / "summary.csv")
-        return cls(posterior=posterior, data=data, config=header["config"],
-                   summary_table=summary, meta=header["meta"], directory=directory)
+        if checksums is not None:
+            # Files no forecast reads are checked too: a fit damaged anywhere is refused.
+            for unread in ("posterior.nc", *(f"data_{key}.parquet" for key in header["data_keys"])):
+                fastio.verify_file(directory / unread, checksums.get(unread))
+        return cls(posterior=_load_posterior(directory, header, checksums),
+                   data=_load_frames(directory, header, checksums), config=header["config"],
+                   summary_table=_load_summary(directory, checksums), meta=header["meta"],
+                   directory=directory)
 
 
-def _read_config(directory: Path) -> dict[str, Any]:
+#: The keys ``config.json`` must hold, with their types.
+_CONFIG_KEYS = {"config": dict, "meta": dict, "data_keys": list, "posterior_vars": list}
+
+
+def _read_config(directory: Path, checksums: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``config.json`` of a saved fit, checked against its digest when one is given."""
+    path = directory / "config.json"
+    if checksums is None and not path.exists():
+        raise FitError(f"{directory}: no config.json: not a saved fit")
+    raw = fastio.read_verified(path, None if checksums is None else checksums.get(path.name))
     try:
-        return json.loads((directory / "config.json").read_text())
-    except FileNotFoundError:
-        raise FitError(f"{directory}: no config.json: not a saved fit") from None
-    except json.JSONDecodeError as exc:
-        raise FitError(f"{directory / 'config.json'}: corrupt ({exc.msg})") from None
+        header = json.loads(raw)
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise FitError(f"{path}: corrupt ({getattr(exc, 'msg', None) or exc})") from None
+    wrong = [key for key, kind in _CONFIG_KEYS.items()
+             if not isinstance(header, dict) or not isinstance(header.get(key), kind)]
+    if wrong:
+        raise FitError(f"{path}: corrupt (no valid {', '.join(wrong)})")
+    return header
+
+
+def _load_posterior(directory: Path, header: Mapping[str, Any],
+                    checksums: Mapping[str, str] | None) -> xr.Dataset:
+    """The fast copy when it is there and sound, else ``posterior.nc`` (checked first)."""
+    posterior = fastio.load_posterior(directory, checksums)
+    if posterior is not None:
+        return posterior
+    path = directory / "posterior.nc"
+    fastio.verify_file(path, None if checksums is None else checksums.get(path.name))
+    try:
+        with xr.open_dataset(path, group="posterior", engine="h5netcdf") as stored:
+            return stored[header["posterior_vars"]].load()
+    except fastio.UNREADABLE as exc:
+        raise FitError(f"{path}: unreadable ({type(exc).__name__}: {exc})"[:300]) from None
+
+
+def _load_frames(directory: Path, header: Mapping[str, Any],
+                 checksums: Mapping[str, str] | None) -> dict[str, pd.DataFrame]:
+    """The fast copy when it is there and sound, else the Parquet files (checked first)."""
+    data = fastio.load_frames(directory, header["data_keys"], checksums)
+    if data is not None:
+        return data
+    frames = {}
+    for key in header["data_keys"]:
+        path = directory / f"data_{key}.parquet"
+        fastio.verify_file(path, None if checksums is None else checksums.get(path.name))
+        try:
+            frames[key] = pd.read_parquet(path)
+        except fastio.UNREADABLE as exc:
+            raise FitError(f"{path}: unreadable ({type(exc).__name__}: {exc})"[:300]) from None
+    return frames
+
+
+def _load_summary(directory: Path, checksums: Mapping[str, str] | None) -> pd.DataFrame:
+    """``summary.csv`` (checked first)."""
+    path = directory / "summary.csv"
+    raw = fastio.read_verified(path, None if checksums is None else checksums.get(path.name))
+    try:
+        return pd.read_csv(io.BytesIO(raw))
+    except fastio.UNREADABLE as exc:
+        raise FitError(f"{path}: unreadable ({type(exc).__name__}: {exc})"[:300]) from None

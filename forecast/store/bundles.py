@@ -13,10 +13,15 @@ fitted to, so one fit holds one price and one share model shared by every scenar
 priors agree, and one market model per distinct TAM-ceiling prior. ``bundle.json`` maps each
 scenario to its three model keys.
 
-A fit is written into a hidden temporary directory next to its final place, flushed, and
-renamed in one step, so a reader sees either the whole fit or nothing, and an interrupted
-write never damages a fit that was already there. Only fits whose ``status`` is
-``published`` are ever picked by :func:`latest_fit_id`.
+A fit is written into a hidden temporary directory next to its final place (``.tmp-<fit_id>``,
+under the shared publish lock: :mod:`forecast.store.locks`), its files' SHA-256 recorded in
+its header (:mod:`forecast.store.integrity`), flushed, and renamed in one step, so a reader
+sees either the whole fit or nothing, and an interrupted write never damages a fit that was
+already there (its leftover is removed by :mod:`forecast.store.cleanup`). Loading checks
+every file it reads against those checksums. A fit directory whose header is missing or
+unreadable is a damaged fit, never an absent one: listing the fits refuses to go on (naming
+it) rather than silently skip it. Only fits whose ``status`` is ``published`` are ever
+picked by :func:`latest_fit_id`.
 
 Loading a fit imports the fitted-model classes only: no PyMC. The SQLite registry is an index
 kept in step with the fit directories (which are the truth): a registry write that fails
@@ -26,7 +31,6 @@ after a rename is repaired the next time the registry is opened.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import sqlite3
@@ -37,9 +41,13 @@ from pathlib import Path
 from typing import Any
 
 from forecast.core.errors import FitError
-
+from forecast.store import integrity
+from forecast.store.locks import publish_lock
 
 DEFAULT_ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+#: Prefix of a fit's staging directory under ``fits/`` while it is written.
+STAGING_PREFIX = ".tmp-"
+
 
 def _code_version() -> str:
     # One source of truth: the version in pyproject.toml, as installed.
@@ -51,12 +59,19 @@ def _code_version() -> str:
         return "unknown (not installed)"
 
 
-
 def fits_dir(root: str | Path | None = None) -> Path:
-    """The artifacts root: the argument, else $FORECAST_ARTIFACTS, else ``artifacts/``."""
-    if root:
-        return Path(root)
-    return Path(os.environ.get("FORECAST_ARTIFACTS") or DEFAULT_ARTIFACTS)
+    """The artifacts root: the argument, else $FORECAST_ARTIFACTS, else ``artifacts/``.
+
+    Raises
+    ------
+    FitError
+        When that path exists and is not a directory.
+    """
+    base = Path(root) if root else Path(os.environ.get("FORECAST_ARTIFACTS")
+                                        or DEFAULT_ARTIFACTS)
+    if base.exists() and not base.is_dir():
+        raise FitError(f"{base}: not a directory (the fit store is a directory of fits)")
+    return base
 
 
 def new_fit_id(data_hash: str, now: datetime | None = None) -> str:
@@ -121,11 +136,40 @@ class FitBundle:
                          self.meta, self.directory)
 
 
+def _fsync(path: Path) -> None:
+    handle = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
 def _fsync_tree(directory: Path) -> None:
+    """Flush every file and directory under ``directory`` (itself included) to disk."""
     for path in directory.rglob("*"):
-        if path.is_file():
-            with path.open("rb") as handle:
-                os.fsync(handle.fileno())
+        _fsync(path)
+    _fsync(directory)
+
+
+def _write_staging(staging: Path, bundle: FitBundle, data_dir: str | Path | None,
+                   scenarios_dir: str | Path | None, extra_files: dict[str, str] | None) -> None:
+    """Every file of the fit, then its header with their checksums, flushed to disk."""
+    staging.mkdir()
+    for name, model in bundle.models.items():
+        model.save(staging / name)
+    for source, target, pattern in ((data_dir, "data", "*.csv"),
+                                    (scenarios_dir, "scenarios", "*.toml")):
+        if source is not None:
+            (staging / target).mkdir()
+            for path in sorted(Path(source).glob(pattern)):
+                shutil.copy2(path, staging / target / path.name)
+    for name, text in (extra_files or {}).items():
+        (staging / name).write_text(text)
+    header = {"fit_id": bundle.fit_id, "models": sorted(bundle.models),
+              "code_version": _code_version(), **bundle.meta,
+              integrity.CHECKSUMS: integrity.tree_checksums(staging)}
+    (staging / integrity.HEADER_FILE).write_bytes(integrity.encode_header(header))
+    _fsync_tree(staging)
 
 
 def save_bundle(bundle: FitBundle, root: str | Path | None = None,
@@ -138,65 +182,84 @@ def save_bundle(bundle: FitBundle, root: str | Path | None = None,
     fit can be forecast from and compared later with exactly what it saw. ``extra_files``
     (name -> text) are written next to ``bundle.json`` (e.g. the revision report).
     ``before_publish`` (a callable, for tests) runs after everything is written and before
-    the rename: an exception there leaves no trace but the removed temporary directory.
-    The fit is recorded in the registry after the rename.
+    the rename: an exception there leaves no trace but the removed temporary directory
+    (a process killed there leaves the directory, removed by the next clean-up:
+    :mod:`forecast.store.cleanup`). The header records every file's SHA-256. The fit is
+    recorded in the registry after the rename.
     """
-    base = fits_dir(root) / "fits"
+    store = fits_dir(root)
+    base = store / "fits"
     base.mkdir(parents=True, exist_ok=True)
     final = base / bundle.fit_id
     if final.exists():
         raise FitError(f"fit {bundle.fit_id} already exists")
-    staging = base / f".tmp-{bundle.fit_id}"
-    try:
-        staging.mkdir()
-        for name, model in bundle.models.items():
-            model.save(staging / name)
-        for source, target, pattern in ((data_dir, "data", "*.csv"),
-                                        (scenarios_dir, "scenarios", "*.toml")):
-            if source is not None:
-                (staging / target).mkdir()
-                for path in sorted(Path(source).glob(pattern)):
-                    shutil.copy2(path, staging / target / path.name)
-        for name, text in (extra_files or {}).items():
-            (staging / name).write_text(text)
-        header = {"fit_id": bundle.fit_id, "models": sorted(bundle.models),
-                  "code_version": _code_version(), **bundle.meta}
-        (staging / "bundle.json").write_text(json.dumps(header, indent=2, default=str))
-        _fsync_tree(staging)
-        if before_publish is not None:
-            before_publish(staging)
-        os.replace(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    staging = base / f"{STAGING_PREFIX}{bundle.fit_id}"
+    with publish_lock(store):
+        try:
+            _write_staging(staging, bundle, data_dir, scenarios_dir, extra_files)
+            if before_publish is not None:
+                before_publish(staging)
+            os.replace(staging, final)
+            _fsync(base)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     bundle.directory = final
     from forecast.store.registry import Registry
 
     # The fit is published; should the index write fail, the next open repairs it.
-    with contextlib.suppress(sqlite3.Error, OSError):
+    with contextlib.suppress(sqlite3.Error, OSError, FitError):
         Registry(root).record(read_header(final))
     return final
 
 
 def read_header(directory: Path) -> dict[str, Any]:
-    """A fit's ``bundle.json``."""
-    try:
-        header = json.loads((directory / "bundle.json").read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise FitError(f"{directory}: not a readable fit ({exc})") from None
-    return header
+    """A fit's ``bundle.json``, checked (:func:`forecast.store.integrity.decode_header`).
+
+    Raises
+    ------
+    FitError
+        When it is missing, unreadable or damaged (the message names the file).
+    """
+    return integrity.read_checked_header(directory)
+
+
+def scan_fits(root: str | Path | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Headers of every stored fit, oldest first, and the damaged fit directories.
+
+    Returns
+    -------
+    tuple
+        The headers, and ``{directory name: why it is damaged}`` for every fit directory
+        whose header is missing or unreadable. Hidden entries (staging) and files are not
+        fits.
+    """
+    base = fits_dir(root) / "fits"
+    if not base.is_dir():
+        return [], {}
+    headers, broken = [], {}
+    for directory in sorted(base.iterdir()):
+        if directory.name.startswith(".") or not directory.is_dir():
+            continue
+        try:
+            headers.append(read_header(directory))
+        except FitError as exc:
+            broken[directory.name] = str(exc)
+    return headers, broken
 
 
 def list_fits(root: str | Path | None = None) -> list[dict[str, Any]]:
-    """Headers of every stored fit (published or gated), oldest first."""
-    base = fits_dir(root) / "fits"
-    if not base.is_dir():
-        return []
-    headers = []
-    for directory in sorted(base.iterdir()):
-        if directory.name.startswith(".") or not (directory / "bundle.json").exists():
-            continue
-        headers.append(read_header(directory))
+    """Headers of every stored fit (published or gated), oldest first.
+
+    Raises
+    ------
+    FitError
+        When a fit directory has no readable header: that fit is damaged, and picking
+        another fit (or fitting anew) in its place would silently change the forecast.
+    """
+    headers, broken = scan_fits(root)
+    if broken:
+        raise FitError(next(iter(broken.values())))
     return headers
 
 
@@ -240,13 +303,20 @@ def fit_directory(fit_id: str, root: str | Path | None = None) -> Path:
 
 
 def load_model(fit_id: str, key: str, root: str | Path | None = None) -> Any:
-    """One fitted model of a stored fit by its key (``price-1a2b...`` or legacy ``price``)."""
+    """One fitted model of a stored fit by its key (``price-1a2b...`` or legacy ``price``),
+    its files checked against the fit's header."""
+    directory = fit_directory(fit_id, root)
+    return _load_checked(directory, read_header(directory), key)
+
+
+def _load_checked(directory: Path, header: dict[str, Any], key: str) -> Any:
     from forecast.models.registry import MODELS, name_of_key
 
     name = name_of_key(key)
-    if name not in MODELS:
-        raise FitError(f"fit {fit_id}: unknown model {key!r}")
-    return MODELS[name].fitted_class.load(fit_directory(fit_id, root) / key)
+    if name not in MODELS or key not in header["models"]:
+        raise FitError(f"fit {directory.name}: unknown model {key!r}")
+    return MODELS[name].fitted_class.load(directory / key,
+                                          checksums=integrity.model_checksums(header, key))
 
 
 def load_bundle(fit_id: str, root: str | Path | None = None,
@@ -258,7 +328,9 @@ def load_bundle(fit_id: str, root: str | Path | None = None,
     """
     directory = fit_directory(fit_id, root)
     header = read_header(directory)
-    meta = {key: value for key, value in header.items() if key not in ("fit_id", "models")}
+    integrity.verify_outside_models(directory, header)
+    meta = {key: value for key, value in header.items()
+            if key not in ("fit_id", "models", integrity.CHECKSUMS, integrity.HEADER_DIGEST)}
     if priors_digest is None:
         keys = {key: key for key in header["models"]}
     else:
@@ -267,5 +339,5 @@ def load_bundle(fit_id: str, root: str | Path | None = None,
         if keys is None:
             raise FitError(f"fit {fit_id} has no models for the priors of this scenario; "
                            "refit with the scenario or pick another fit")
-    models = {name: load_model(fit_id, key, root) for name, key in keys.items()}
+    models = {name: _load_checked(directory, header, key) for name, key in keys.items()}
     return FitBundle(fit_id=fit_id, models=models, meta=meta, directory=directory)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,8 @@ import pytest
 import xarray as xr
 
 from forecast.core import fastio
-from forecast.models.base import FittedModel
+from forecast.core.errors import FitError
+from forecast.models.fitted import Fitted as FittedModel
 
 
 def _frames() -> dict[str, pd.DataFrame]:
@@ -90,3 +92,74 @@ def test_a_fit_loads_the_same_from_either_copy(tmp_path: Path, damage: str) -> N
         pd.testing.assert_frame_equal(loaded.data[name],
                                       pd.read_parquet(directory / f"data_{name}.parquet"),
                                       check_exact=True)
+
+
+# --------------------------------------------------------------------------- damaged copies
+
+
+def _checksums(directory: Path) -> dict[str, str]:
+    return {p.name: fastio.sha256_file(p) for p in directory.iterdir()}
+
+
+@pytest.mark.parametrize("damage", [b"not a zip", b"", "truncate", "flip"])
+def test_a_damaged_npz_without_checksums_falls_back_silently(tmp_path: Path, damage) -> None:
+    # BadZipFile (garbage, truncated, bad CRC) and EOFError (empty): never a traceback.
+    directory = _fitted().save(tmp_path / "fit")
+    for name in (fastio.POSTERIOR_ARRAYS, fastio.FRAME_ARRAYS):
+        raw = (directory / name).read_bytes()
+        if damage == "truncate":
+            raw = raw[: len(raw) // 2]
+        elif damage == "flip":
+            raw = raw[:100] + bytes([raw[100] ^ 1]) + raw[101:]
+        else:
+            raw = damage
+        (directory / name).write_bytes(raw)
+    assert fastio.load_posterior(directory) is None
+    assert fastio.load_frames(directory, list(_frames())) is None
+    xr.testing.assert_identical(FittedModel.load(directory).posterior, _fitted().posterior)
+
+
+def test_checksums_name_a_damaged_copy_and_skip_an_unwritten_one(tmp_path: Path,
+                                                                caplog) -> None:
+    directory = _fitted().save(tmp_path / "fit")
+    sums = _checksums(directory)
+    assert fastio.load_posterior(directory, sums) is not None
+    raw = (directory / fastio.POSTERIOR_ARRAYS).read_bytes()
+    (directory / fastio.POSTERIOR_ARRAYS).write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
+    with caplog.at_level("WARNING"):
+        assert fastio.load_posterior(directory, sums) is None
+    assert f"{directory / fastio.POSTERIOR_ARRAYS}: checksum mismatch" in caplog.text
+    caplog.clear()
+    unwritten = {k: v for k, v in sums.items() if k not in (fastio.FRAME_ARRAYS,
+                                                            fastio.FRAME_LAYOUT)}
+    with caplog.at_level("WARNING"):
+        assert fastio.load_frames(directory, list(_frames()), unwritten) is None
+    assert caplog.text == ""
+
+
+@pytest.mark.parametrize(("name", "content"), [
+    ("summary.csv", b"\xff\xfe\x00\x81 not text"),
+    ("summary.csv", b'parameter,r_hat\n"slope,1.0\n'),
+    ("config.json", b"\xff\xfe garbled"),
+    ("config.json", b'{"model_name": "base"}'),
+    ("posterior.nc", b"garbage"),
+])
+def test_damaged_files_of_an_unchecked_fit_are_one_line_errors(tmp_path: Path, name: str,
+                                                               content: bytes) -> None:
+    directory = _fitted().save(tmp_path / "fit")
+    (directory / name).write_bytes(content)
+    if name == "posterior.nc":
+        (directory / fastio.POSTERIOR_ARRAYS).unlink()
+    with pytest.raises(FitError, match=re.escape(str(directory / name))) as caught:
+        FittedModel.load(directory)
+    assert "\n" not in str(caught.value)
+
+
+def test_hashing_reads_the_whole_file(tmp_path: Path) -> None:
+    path = tmp_path / "blob"
+    path.write_bytes(b"x" * 3_000_000)
+    assert fastio.sha256_file(path) == fastio.sha256_bytes(path.read_bytes())
+    with pytest.raises(FitError, match="checksum mismatch"):
+        fastio.read_verified(path, fastio.sha256_bytes(b"y"))
+    with pytest.raises(FitError, match="missing"):
+        fastio.verify_file(tmp_path / "gone", "0" * 64)

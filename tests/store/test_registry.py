@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sqlite3
 from pathlib import Path
 
+import pytest
+
+import cli
+from forecast.core.errors import FitError
 from forecast.store.registry import Registry
 
 
@@ -49,3 +55,71 @@ def test_runs_are_logged_with_outcome(tmp_path):
     (row,) = registry.runs()
     assert row["outcome"] == "rejected" and row["drop_path"] == "drop.csv"
     assert row["finished"] is not None and "not a number" in row["message"]
+
+
+def _malformed(root: Path, kind: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "registry.sqlite"
+    if kind == "garbage":
+        path.write_bytes(b"\x00\xffnot a database" * 200)
+    elif kind == "truncated":
+        Registry(root).start_run(None, "2026-01-31")
+        path.write_bytes(path.read_bytes()[:1500])
+    elif kind == "other-schema":
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE fits (name TEXT)")
+            connection.execute("CREATE TABLE runs (name TEXT)")
+        connection.close()
+    elif kind == "directory":
+        path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize("kind", ["garbage", "truncated", "other-schema", "directory"])
+def test_a_malformed_registry_is_a_one_line_error(tmp_path, kind, capsys):
+    root = tmp_path / "artifacts"
+    path = _malformed(root, kind)
+    with pytest.raises(FitError, match=f"{re.escape(str(path))}: not a usable fit registry"):
+        Registry(root).fits()
+    for command in (["fits", "list"], ["refit"]):
+        assert cli.main([*command, "--artifacts", str(root)]) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(path) in err, (command, err)
+    assert not (root / "fits").exists() or not any((root / "fits").iterdir())
+
+
+def test_an_artifacts_path_that_is_a_file_is_a_one_line_error(tmp_path, capsys):
+    path = tmp_path / "artifacts"
+    path.write_text("not a store")
+    for command in (["fits", "list"], ["fits", "show", "x"], ["refit"]):
+        assert cli.main([*command, "--artifacts", str(path)]) == 2, command
+        err = capsys.readouterr().err
+        assert err == f"error: {path}: not a directory (the fit store is a directory of " \
+                      "fits)\n", command
+    assert path.read_text() == "not a store"
+
+
+def test_runs_without_an_outcome_are_marked_crashed(tmp_path):
+    registry = Registry(tmp_path)
+    done = registry.start_run(None, "2026-01-31")
+    registry.finish_run(done, "published", 1.0, fit_id="f1")
+    died_early = registry.start_run(None, "2026-01-31")
+    died_late = registry.start_run(None, "2026-01-31")
+    assert registry.mark_crashed({died_late: "f2"}) == [died_early, died_late]
+    rows = {row["run_id"]: row for row in registry.runs()}
+    assert rows[done]["outcome"] == "published"
+    assert rows[died_early]["outcome"] == "crashed" and rows[died_early]["fit_id"] is None
+    assert rows[died_late]["fit_id"] == "f2" and "after publishing fit f2" in \
+        rows[died_late]["message"]
+    assert registry.mark_crashed() == []
+
+
+def test_a_fit_whose_header_goes_and_comes_back_follows_in_the_registry(tmp_path):
+    directory = _fake_fit(tmp_path, "20260101T000000-aaaa")
+    registry = Registry(tmp_path)
+    assert registry.fit("20260101T000000-aaaa")["status"] == "published"
+    header = (directory / "bundle.json").read_bytes()
+    (directory / "bundle.json").write_bytes(b"\xff" + header)
+    assert registry.fit("20260101T000000-aaaa")["status"] == "damaged"
+    (directory / "bundle.json").write_bytes(header)
+    assert registry.fit("20260101T000000-aaaa")["status"] == "published"
