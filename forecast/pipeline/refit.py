@@ -2,7 +2,9 @@
 
 Steps, each of which either completes or leaves the previous state untouched:
 
-1. Take the refit lock (``<artifacts>/refit.lock``); a second refit stops at once.
+1. Take the refit lock (``<artifacts>/refit.lock``); a second refit stops at once. Remove
+   what crashed runs left and mark their registry rows ``crashed``
+   (:mod:`forecast.store.cleanup`).
 2. Start from the data of the newest stored fit (or the project's ``data/``), check the drop
    with the same rules as ``data/`` and merge it into a staging copy, revisions logged
    (:mod:`forecast.data.drop`). A bad row stops here: nothing is written.
@@ -13,12 +15,17 @@ Steps, each of which either completes or leaves the previous state untouched:
 4. Record the run in the registry (:mod:`forecast.store.registry`).
 
 Only a published fit is ever used by ``forecast``; a gated one is kept for inspection.
+
+The run's temporary files go to a private directory, ``<artifacts>/.refit-tmp-<run id>``
+(``tempfile`` and ``$TMPDIR`` point there while it runs), removed at its end: PyTensor and
+numba write each generated function's source to a temporary file they never delete, a few
+hundred per fit. A run killed before its end leaves the directory to the next clean-up
+rather than scattered through the system's temporary directory.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import tempfile
@@ -31,9 +38,10 @@ from typing import Any
 
 import pandas as pd
 
-from forecast.core.errors import DataValidationError, ForecastError, RefitBusyError
+from forecast.core.errors import DataValidationError, FitError, ForecastError
 from forecast.data.dataset import DEFAULT_DATA_DIR, SCHEMAS, load_dataset
 from forecast.data.drop import REVISIONS_FILE, MergeSummary, merge_drop, read_drop
+from forecast.store import locks
 from forecast.store.bundles import (
     FitBundle,
     fits_dir,
@@ -42,6 +50,7 @@ from forecast.store.bundles import (
     list_fits,
     load_bundle,
 )
+from forecast.store.cleanup import REFIT_DATA_PREFIX, REFIT_TMP_PREFIX, collect_garbage
 from forecast.store.registry import Registry
 
 REPORT_MARKDOWN = "revision.md"
@@ -69,26 +78,37 @@ class RefitResult:
 
 @contextlib.contextmanager
 def refit_lock(root: str | Path | None = None) -> Iterator[Path]:
-    """Hold ``<artifacts>/refit.lock`` (an OS file lock, released even if the process dies)."""
-    base = fits_dir(root)
-    base.mkdir(parents=True, exist_ok=True)
-    path = base / "refit.lock"
-    handle = path.open("a+")
-    try:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
-            raise RefitBusyError(f"another refit is running ({holder}); lock {path}: "
-                            "try again when it has finished") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()} since {datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}")
-        handle.flush()
+    """Hold ``<artifacts>/refit.lock`` (an OS file lock, released even if the process dies).
+
+    Raises
+    ------
+    RefitBusyError
+        When another refit holds it.
+    """
+    with locks.refit_lock(fits_dir(root)) as path:
         yield path
+
+
+@contextlib.contextmanager
+def private_tmpdir(root: str | Path | None, run_id: int) -> Iterator[Path]:
+    """Send this process's (and its children's) temporary files to a directory of the run.
+
+    ``tempfile`` and ``$TMPDIR`` point at ``<artifacts>/.refit-tmp-<run_id>`` until the block
+    ends; the directory is removed then (or, after a crash, by the next clean-up).
+    """
+    directory = fits_dir(root) / f"{REFIT_TMP_PREFIX}{run_id}"
+    directory.mkdir(parents=True, exist_ok=True)
+    saved = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir, os.environ["TMPDIR"] = str(directory), str(directory)
+    try:
+        yield directory
     finally:
-        handle.close()  # closing the descriptor releases the lock
+        tempfile.tempdir = saved[0]
+        if saved[1] is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved[1]
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _copy_data(source: Path, target: Path) -> None:
@@ -137,62 +157,81 @@ def refit(
         When another refit holds the lock.
     DataValidationError
         When the drop (or the merged data) fails validation; nothing is written.
+    FitError
+        When a stored fit or the registry is damaged (named in the message).
     """
-    from forecast.pipeline.fitting import fit_all
-    from forecast.pipeline.revision import revision_table, to_json, to_markdown
-    from forecast.scenarios import list_scenarios, load_scenario
-
     say = progress or (lambda message: None)
     cutoff = _parse_as_of(as_of)
+    options = {"sampler": sampler, "gate": gate, "reuse": reuse,
+               "before_publish": before_publish, "report_draws": report_draws,
+               "report_seed": report_seed}
     with refit_lock(root):
+        cleaned = collect_garbage(root)
+        if cleaned:
+            say(cleaned.describe())
         registry = Registry(root)
         run_id = registry.start_run(str(drop) if drop else None, str(cutoff.date()))
         started = time.perf_counter()
         try:
-            scenario_list = ([load_scenario(name) for name in scenarios] if scenarios
-                             else list_scenarios())
-            base = Path(data_dir) if data_dir else (latest_data_dir(root, published_only=False)
-                                                    or DEFAULT_DATA_DIR)
-            previous_id = latest_fit_id(root)
-            with tempfile.TemporaryDirectory(prefix=".refit-data-", dir=fits_dir(root)) as tmp:
-                staging = Path(tmp)
-                if drop is not None:
-                    merge = merge_drop(base, read_drop(drop, cutoff), staging, cutoff)
-                    say(f"data drop: {merge.describe()}")
-                else:
-                    _copy_data(base, staging)
-                    merge = MergeSummary()
-                dataset = load_dataset(staging).as_of(cutoff)
-                previous = _previous_by_scenario([s.name for s in scenario_list], root)
-                header = {"previous_fit": previous_id, "drop": str(drop) if drop else None,
-                          "merge": merge.describe(), "revisions": merge.revisions}
-
-                def report(bundle: FitBundle) -> dict[str, str]:
-                    say("revision report: forecasting previous and new fits...")
-                    table = revision_table(bundle, dataset, scenario_list, previous,
-                                           draws=report_draws, seed=report_seed)
-                    info = {**header, "fit_id": bundle.fit_id, "status": bundle.status,
-                            "as_of": bundle.meta["as_of"], "data_end": bundle.meta["data_end"]}
-                    return {REPORT_MARKDOWN: to_markdown(table, info),
-                            REPORT_JSON: to_json(table, info)}
-
-                bundle = fit_all(dataset, scenario_list, root=root, sampler=sampler,
-                                 progress=say, gate=gate, reuse=reuse,
-                                 before_publish=before_publish,
-                                 extra_meta={"run_kind": "refit", **header},
-                                 extra_files=report)
+            with private_tmpdir(root, run_id):
+                bundle, merge, previous_id = _refit_run(
+                    drop, cutoff, root, scenarios, data_dir, say, run_id, options)
         except DataValidationError as exc:
             registry.finish_run(run_id, "rejected", time.perf_counter() - started,
                                 message=str(exc.issues[0]) if exc.issues else str(exc))
             raise
         except BaseException as exc:
-            registry.finish_run(run_id, "failed", time.perf_counter() - started,
-                                message=f"{type(exc).__name__}: {exc}"[:500])
+            with contextlib.suppress(FitError):  # a damaged registry: the error says so
+                registry.finish_run(run_id, "failed", time.perf_counter() - started,
+                                    message=f"{type(exc).__name__}: {exc}"[:500])
             raise
         seconds = time.perf_counter() - started
         registry.finish_run(run_id, bundle.status, seconds, fit_id=bundle.fit_id,
                             message=merge.describe())
         return RefitResult(bundle, merge, previous_id, seconds, run_id)
+
+
+def _refit_run(drop: str | Path | None, cutoff: pd.Timestamp, root: str | Path | None,
+               scenarios: Sequence[str] | None, data_dir: str | Path | None,
+               say: Callable[[str], None], run_id: int,
+               options: Mapping[str, Any]) -> tuple[FitBundle, MergeSummary, str | None]:
+    """Merge the drop into staged data, fit, gate and publish; the body of :func:`refit`."""
+    from forecast.pipeline.fitting import fit_all
+    from forecast.pipeline.revision import revision_table, to_json, to_markdown
+    from forecast.scenarios import list_scenarios, load_scenario
+
+    scenario_list = ([load_scenario(name) for name in scenarios] if scenarios
+                     else list_scenarios())
+    base = Path(data_dir) if data_dir else (latest_data_dir(root, published_only=False)
+                                            or DEFAULT_DATA_DIR)
+    previous_id = latest_fit_id(root)
+    with tempfile.TemporaryDirectory(prefix=REFIT_DATA_PREFIX, dir=fits_dir(root)) as tmp:
+        staging = Path(tmp)
+        if drop is not None:
+            merge = merge_drop(base, read_drop(drop, cutoff), staging, cutoff)
+            say(f"data drop: {merge.describe()}")
+        else:
+            _copy_data(base, staging)
+            merge = MergeSummary()
+        dataset = load_dataset(staging).as_of(cutoff)
+        previous = _previous_by_scenario([s.name for s in scenario_list], root)
+        header = {"previous_fit": previous_id, "drop": str(drop) if drop else None,
+                  "merge": merge.describe(), "revisions": merge.revisions}
+
+        def report(bundle: FitBundle) -> dict[str, str]:
+            say("revision report: forecasting previous and new fits...")
+            table = revision_table(bundle, dataset, scenario_list, previous,
+                                   draws=options["report_draws"], seed=options["report_seed"])
+            info = {**header, "fit_id": bundle.fit_id, "status": bundle.status,
+                    "as_of": bundle.meta["as_of"], "data_end": bundle.meta["data_end"]}
+            return {REPORT_MARKDOWN: to_markdown(table, info), REPORT_JSON: to_json(table, info)}
+
+        bundle = fit_all(dataset, scenario_list, root=root, sampler=options["sampler"],
+                         progress=say, gate=options["gate"], reuse=options["reuse"],
+                         before_publish=options["before_publish"],
+                         extra_meta={"run_kind": "refit", "run_id": run_id, **header},
+                         extra_files=report)
+    return bundle, merge, previous_id
 
 
 def _parse_as_of(as_of: str | None) -> pd.Timestamp:

@@ -26,7 +26,7 @@ from forecast.pipeline.runner import run_scenario
 from forecast.store.bundles import latest_fit_id, list_fits, load_bundle
 from forecast.store.registry import Registry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
 REVENUE = "vendor_quarterly_revenue.csv"
 

@@ -81,7 +81,7 @@ def test_a_malformed_registry_is_a_one_line_error(tmp_path, kind, capsys):
     path = _malformed(root, kind)
     with pytest.raises(FitError, match=f"{re.escape(str(path))}: not a usable fit registry"):
         Registry(root).fits()
-    for command in (["fits", "list"], ["refit"]):
+    for command in (["fits", "list"], ["refit"], ["fits", "gc"]):
         assert cli.main([*command, "--artifacts", str(root)]) == 2, command
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(path) in err, (command, err)
@@ -91,7 +91,7 @@ def test_a_malformed_registry_is_a_one_line_error(tmp_path, kind, capsys):
 def test_an_artifacts_path_that_is_a_file_is_a_one_line_error(tmp_path, capsys):
     path = tmp_path / "artifacts"
     path.write_text("not a store")
-    for command in (["fits", "list"], ["fits", "show", "x"], ["refit"]):
+    for command in (["fits", "list"], ["fits", "gc"], ["fits", "show", "x"], ["refit"]):
         assert cli.main([*command, "--artifacts", str(path)]) == 2, command
         err = capsys.readouterr().err
         assert err == f"error: {path}: not a directory (the fit store is a directory of " \
