@@ -32,6 +32,7 @@ import xarray as xr
 
 from forecast.core.calendar import quarter_index, quarter_labels, year_of
 from forecast.core.errors import ForecastError
+from forecast.core.scenario_contract import PRICED_CHIPS
 from forecast.data.dataset import Dataset
 from forecast.economics.aws_revenue import (
     aws_revenue_bottomup,
@@ -43,8 +44,6 @@ from forecast.economics.cost_paths import launch_prices, scenario_cost_paths
 from forecast.pipeline.results import Forecast, check_paths
 from forecast.store.bundles import FitBundle
 
-#: Chips whose price paths the forecast carries (the default theses compare two of them).
-PRICED_CHIPS = ("H100 SXM5 80GB", "B200", "Trainium2", "Trainium3")
 CUSTOM_SILICON = ("google", "aws", "other")
 
 

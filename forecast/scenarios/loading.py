@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from forecast.core.errors import ScenarioError
+from forecast.scenarios.contract import check_forecast_inputs
 from forecast.scenarios.inheritance import load_chain, merge, resolve_name
 from forecast.scenarios.locations import MAX_NAME_LENGTH, NAME_PATTERN, Where, display, fmt
 from forecast.scenarios.scenario import Scenario
@@ -17,7 +18,14 @@ from forecast.scenarios.scenario import Scenario
 DEFAULT_SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 
 
-def load_scenario(name_or_path: str, scenarios_dir: Path | None = None) -> Scenario:
+def _checked(scenario: Scenario, require_inputs: bool) -> Scenario:
+    if require_inputs:
+        check_forecast_inputs(scenario)
+    return scenario
+
+
+def load_scenario(name_or_path: str, scenarios_dir: Path | None = None, *,
+                  require_inputs: bool = True) -> Scenario:
     """Load a scenario by name from the scenarios directory.
 
     Parameters
@@ -28,6 +36,9 @@ def load_scenario(name_or_path: str, scenarios_dir: Path | None = None) -> Scena
         :func:`load_scenario_file` for a file.
     scenarios_dir : pathlib.Path, optional
         Directory of scenario files (default: the project's ``scenarios/``).
+    require_inputs : bool, default True
+        Require every input a forecast reads (``forecast.core.scenario_contract``); False
+        loads a partial scenario (for tests of the format).
 
     Returns
     -------
@@ -49,16 +60,21 @@ def load_scenario(name_or_path: str, scenarios_dir: Path | None = None) -> Scena
         )
     if not directory.is_dir():
         raise where.error("scenarios directory not found")
-    return merge(load_chain(resolve_name(name_or_path, directory, where)))
+    scenario = merge(load_chain(resolve_name(name_or_path, directory, where)))
+    return _checked(scenario, require_inputs)
 
 
-def load_scenario_file(path: str | Path) -> Scenario:
+def load_scenario_file(path: str | Path, *, require_inputs: bool = True) -> Scenario:
     """Load a scenario from an explicit file path (``scenarios validate FILE``).
+
+    It is checked as ``forecast`` would check it: a file that loads here forecasts.
 
     Parameters
     ----------
     path : str or pathlib.Path
         A ``.toml`` file; its ``extends`` names resolve in the file's own directory.
+    require_inputs : bool, default True
+        Require every input a forecast reads; False loads a partial scenario.
 
     Returns
     -------
@@ -83,7 +99,7 @@ def load_scenario_file(path: str | Path) -> Scenario:
         resolved = path.resolve()
     except (OSError, RuntimeError) as exc:
         raise where.error(f"cannot read file ({getattr(exc, 'strerror', None) or exc})") from None
-    return merge(load_chain(resolved))
+    return _checked(merge(load_chain(resolved)), require_inputs)
 
 
 def scenario_names(scenarios_dir: Path | None = None) -> list[str]:
@@ -104,13 +120,16 @@ def scenario_names(scenarios_dir: Path | None = None) -> list[str]:
     return sorted(p.stem for p in directory.glob("*.toml") if NAME_PATTERN.match(p.stem))
 
 
-def list_scenarios(scenarios_dir: Path | None = None) -> list[Scenario]:
+def list_scenarios(scenarios_dir: Path | None = None, *,
+                   require_inputs: bool = True) -> list[Scenario]:
     """Load every scenario of a directory, sorted by name.
 
     Parameters
     ----------
     scenarios_dir : pathlib.Path, optional
         Directory of scenario files (default: the project's ``scenarios/``).
+    require_inputs : bool, default True
+        Require every input a forecast reads in each.
 
     Returns
     -------
@@ -122,4 +141,5 @@ def list_scenarios(scenarios_dir: Path | None = None) -> list[Scenario]:
         On the first invalid file (the message names it).
     """
     directory = Path(scenarios_dir) if scenarios_dir is not None else DEFAULT_SCENARIOS_DIR
-    return [load_scenario(name, directory) for name in scenario_names(directory)]
+    return [load_scenario(name, directory, require_inputs=require_inputs)
+            for name in scenario_names(directory)]

@@ -8,11 +8,13 @@ happen after merging.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forecast.core.scenario_contract import MODEL_PRIORS, PRIOR_DISTRIBUTIONS
 from forecast.scenarios.distributions import InputSpec, parse_spec
 from forecast.scenarios.locations import (
     IDENTIFIER_PATTERN,
@@ -29,7 +31,8 @@ from forecast.scenarios.locations import (
 )
 from forecast.scenarios.theses import ThesisSpec, parse_thesis
 
-PRIOR_MODELS: tuple[str, ...] = ("price", "market", "share", "diffusion")
+#: Models whose priors a scenario may override (``[priors.<model>]``).
+PRIOR_MODELS: tuple[str, ...] = tuple(MODEL_PRIORS)
 #: Largest scenario file read (the shipped ones are under 30 kB).
 MAX_FILE_BYTES = 1_000_000
 #: Deepest nesting of tables and arrays in a scenario file (the format needs 5 levels:
@@ -253,9 +256,25 @@ def _parse_priors(value: Any, priors_where: Where) -> dict[str, dict[str, InputS
         for key, table in expect_table(specs, model_where).items():
             where = model_where.child(key)
             expect_name(key, where, IDENTIFIER_PATTERN, "prior name")
-            priors[model][key] = parse_spec(f"{model}.{key}", table, where, require_meta=False)
+            _check_prior_name(model, key, where)
+            spec = parse_spec(f"{model}.{key}", table, where, require_meta=False)
+            if spec.dist not in PRIOR_DISTRIBUTIONS:
+                raise where.child("dist").error(
+                    f"{spec.dist} is not a prior the models can build "
+                    f"(known: {', '.join(PRIOR_DISTRIBUTIONS)})")
+            priors[model][key] = spec
     return priors
 
+
+def _check_prior_name(model: str, key: str, where: Where) -> None:
+    """``key`` is a prior of ``model`` (its default priors), with a spelling hint if not."""
+    known = MODEL_PRIORS[model]
+    if key in known:
+        return
+    hint = difflib.get_close_matches(key, known, n=1)
+    suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
+    raise where.error(f"unknown prior of the {model} model (known: {', '.join(known)})"
+                      f"{suggestion}")
 
 
 def _parse_theses(value: Any, theses_where: Where) -> dict[str, tuple[ThesisSpec, Where]]:

@@ -7,6 +7,7 @@ share over 2030 is at most 0.7". This module defines :class:`ThesisSpec` and val
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,12 @@ import numpy as np
 
 from forecast.core.calendar import parse_period, quarter_label
 from forecast.core.errors import ScenarioError
+from forecast.core.scenario_contract import (
+    PRICED_CHIPS,
+    RATIO_METRICS,
+    THESIS_METRICS,
+    VENDOR_METRICS,
+)
 from forecast.scenarios.locations import (
     IDENTIFIER_PATTERN,
     NAME_PATTERN,
@@ -44,8 +51,8 @@ class ThesisSpec:
         The claim in words.
     metric : str
         A forecast output name (``share``, ``spend``, ``tam``, ``aws_revenue_topdown``,
-        ``aws_revenue_bottomup``, ``custom_silicon_spend``, ``cost_per_pflop_hour_ratio``...).
-        Only its spelling is checked here; the thesis evaluator checks it exists.
+        ``aws_revenue_bottomup``, ``custom_silicon_spend``, ``cost_per_pflop_hour_ratio``...):
+        one of :data:`~forecast.core.scenario_contract.THESIS_METRICS`.
     period : str
         ``"2030"``, ``"2030Q4"`` or ``"2026..2030"`` (see :func:`parse_period`).
     comparator : str
@@ -53,11 +60,13 @@ class ThesisSpec:
     threshold : float
         Value compared against, in the metric's unit.
     vendor : str or None
-        Optional vendor selector (``nvidia``, ``aws``...).
+        Vendor selector (``nvidia``, ``aws``...), required by the per-vendor metrics
+        (:data:`~forecast.core.scenario_contract.VENDOR_METRICS`).
     aggregate : str, default "mean"
         How the quarters of the period combine: ``mean``, ``sum`` or ``last``.
     numerator, denominator : str or None
-        Catalogue chip names for ratio metrics.
+        Chips the forecast prices (:data:`~forecast.core.scenario_contract.PRICED_CHIPS`),
+        required by the ratio metrics.
     unit : str or None
         Optional unit of the threshold, for people.
     """
@@ -148,13 +157,20 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     Raises
     ------
     ScenarioError
-        On an unknown or missing key, a bad period, comparator or aggregate, or a ratio
-        metric given only one of numerator and denominator.
+        On an unknown or missing key, a metric the forecast does not produce, a bad period,
+        comparator or aggregate, a per-vendor metric without a vendor, or a ratio metric
+        without two priced chips.
     """
     table = expect_table(table, where)
     check_keys(table, (*_THESIS_REQUIRED, *_THESIS_OPTIONAL), _THESIS_REQUIRED, where)
     statement = expect_str(table["statement"], where.child("statement"))
     metric = expect_name(table["metric"], where.child("metric"), IDENTIFIER_PATTERN, "metric")
+    if metric not in THESIS_METRICS:
+        hint = difflib.get_close_matches(metric, THESIS_METRICS, n=1)
+        suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise where.child("metric").error(
+            f"unknown metric {metric!r}: the forecast produces {', '.join(THESIS_METRICS)}"
+            f"{suggestion}")
     period = table["period"]
     try:
         parse_period(period)
@@ -174,6 +190,9 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     vendor = table.get("vendor")
     if vendor is not None:
         expect_name(vendor, where.child("vendor"), NAME_PATTERN, "vendor")
+    elif metric in VENDOR_METRICS:
+        raise where.child("vendor").error(f"metric {metric!r} has one path per vendor: "
+                                          "name the vendor (e.g. \"nvidia\")")
     numerator = table.get("numerator")
     denominator = table.get("denominator")
     if (numerator is None) != (denominator is None):
@@ -182,6 +201,8 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     if numerator is not None:
         expect_str(numerator, where.child("numerator"))
         expect_str(denominator, where.child("denominator"))
+    if metric in RATIO_METRICS:
+        _check_ratio_chips(metric, numerator, denominator, where)
     unit = table.get("unit")
     if unit is not None:
         expect_str(unit, where.child("unit"))
@@ -198,3 +219,14 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
         denominator=denominator,
         unit=unit,
     )
+
+
+def _check_ratio_chips(metric: str, numerator: Any, denominator: Any, where: Where) -> None:
+    """A ratio metric compares two chips the forecast prices."""
+    if numerator is None:
+        raise where.child("numerator").error(
+            f"metric {metric!r} is a ratio: give numerator and denominator chips")
+    for key, chip in (("numerator", numerator), ("denominator", denominator)):
+        if chip not in PRICED_CHIPS:
+            raise where.child(key).error(
+                f"the forecast prices only {', '.join(PRICED_CHIPS)}; got {fmt(chip)}")

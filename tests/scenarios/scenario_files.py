@@ -62,6 +62,7 @@ THESIS = """
 [theses.t]
 statement = "a claim"
 metric = "share"
+vendor = "nvidia"
 period = "2030"
 comparator = "<="
 threshold = 0.7
@@ -72,5 +73,5 @@ def load_bad(tmp_path: Path, body: str, **meta: str) -> ScenarioError:
     """Write ``bad.toml`` (header options in ``meta``) and return the error loading it raises."""
     (tmp_path / "bad.toml").write_text(header(**meta) + body, encoding="utf-8")
     with pytest.raises(ScenarioError) as info:
-        load_scenario("bad", tmp_path)
+        load_scenario("bad", tmp_path, require_inputs=False)
     return info.value

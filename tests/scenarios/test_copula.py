@@ -89,7 +89,7 @@ def test_strong_and_negative_rank_correlations_honoured(tmp_path: Path, method: 
         + '[[correlations]]\ninputs = ["a", "c"]\nrho = -0.6\n'
         + '[[correlations]]\ninputs = ["b", "c"]\nrho = -0.4\n',
     )
-    scenario = load_scenario("corr", tmp_path)
+    scenario = load_scenario("corr", tmp_path, require_inputs=False)
     frame = scenario.sample(n=20_000, seed=5, method=method)
     _assert_rank_correlations(scenario, frame)
     # An input outside every correlation stays independent.
@@ -105,7 +105,7 @@ def test_perfect_correlation_uses_a_singular_factor(tmp_path: Path) -> None:
         + normal_input("b")
         + '[[correlations]]\ninputs = ["a", "b"]\nrho = 1.0\n',
     )
-    scenario = load_scenario("perfect", tmp_path)
+    scenario = load_scenario("perfect", tmp_path, require_inputs=False)
     for method in ("mc", "lhs"):
         frame = scenario.sample(n=5000, seed=2, method=method)
         assert stats.spearmanr(frame["a"], frame["b"]).statistic > 0.999
@@ -120,7 +120,7 @@ def test_correlation_with_quarter_input_is_allowed(tmp_path: Path) -> None:
         + QUARTER_INPUT
         + '[[correlations]]\ninputs = ["a", "q"]\nrho = -0.6\n',
     )
-    scenario = load_scenario("withq", tmp_path)
+    scenario = load_scenario("withq", tmp_path, require_inputs=False)
     frame = scenario.sample(n=20_000, seed=4)
     realised = stats.spearmanr(frame["a"], frame["q"]).statistic
     # Ties among three quarters shrink the realised rank correlation toward zero.
@@ -138,7 +138,7 @@ def test_zero_correlation_is_dropped_from_the_copula(tmp_path: Path) -> None:
         + normal_input("b")
         + '[[correlations]]\ninputs = ["a", "b"]\nrho = 0.0\n',
     )
-    scenario = load_scenario("zero", tmp_path)
+    scenario = load_scenario("zero", tmp_path, require_inputs=False)
     assert scenario.correlations == {("a", "b"): 0.0}
     assert scenario.correlation_names == ()
 

@@ -16,19 +16,19 @@ def test_cyclic_extends_names_the_cycle(tmp_path: Path) -> None:
     write(tmp_path, "b", header("b", extends="c") + normal_input())
     write(tmp_path, "c", header("c", extends="a") + normal_input())
     with pytest.raises(ScenarioError, match=r"cyclic extends: a -> b -> c -> a"):
-        load_scenario("a", tmp_path)
+        load_scenario("a", tmp_path, require_inputs=False)
 
 
 def test_self_extends_is_a_cycle(tmp_path: Path) -> None:
     write(tmp_path, "a", header("a", extends="a") + normal_input())
     with pytest.raises(ScenarioError, match=r"scenario\.extends: cyclic extends: a -> a"):
-        load_scenario("a", tmp_path)
+        load_scenario("a", tmp_path, require_inputs=False)
 
 
 def test_extends_unknown_parent(tmp_path: Path) -> None:
     write(tmp_path, "a", header("a", extends="nothere") + normal_input())
     with pytest.raises(ScenarioError, match=r"no scenario named 'nothere'.*available: a"):
-        load_scenario("a", tmp_path)
+        load_scenario("a", tmp_path, require_inputs=False)
 
 
 def test_extends_cannot_traverse(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_extends_cannot_traverse(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     with pytest.raises(ScenarioError, match=r"scenario\.extends: extends must match"):
-        load_scenario("a", inner)
+        load_scenario("a", inner, require_inputs=False)
 
 
 def test_extends_merge_rules(tmp_path: Path) -> None:
@@ -65,12 +65,13 @@ inputs = ["a", "c"]
 rho = 0.2
 
 [priors.price]
-x = { dist = "normal", mu = 0, sigma = 1 }
-y = { dist = "normal", mu = 1, sigma = 1 }
+decay_mu = { dist = "normal", mu = 0, sigma = 1 }
+decay_tau = { dist = "normal", mu = 1, sigma = 1 }
 
 [theses.t1]
 statement = "one"
 metric = "share"
+vendor = "nvidia"
 period = "2030"
 comparator = "<="
 threshold = 0.7
@@ -78,6 +79,7 @@ threshold = 0.7
 [theses.t2]
 statement = "two"
 metric = "spend"
+vendor = "aws"
 period = "2026..2030"
 comparator = ">="
 threshold = 100
@@ -98,14 +100,15 @@ inputs = ["b", "a"]
 rho = -0.3
 
 [priors.price]
-y = { dist = "normal", mu = 2, sigma = 3 }
+decay_tau = { dist = "normal", mu = 2, sigma = 3 }
 
 [priors.share]
-z = { dist = "beta", alpha = 2, beta = 2 }
+adjustment_speed = { dist = "beta", alpha = 2, beta = 2 }
 
 [theses.t2]
 statement = "two, revised"
 metric = "spend"
+vendor = "aws"
 period = "2028"
 aggregate = "sum"
 comparator = ">="
@@ -120,7 +123,7 @@ threshold = 1
 """,
     )
     write(tmp_path, "grandchild", '[scenario]\nname = "grandchild"\nextends = "child"\n')
-    child = load_scenario("child", tmp_path)
+    child = load_scenario("child", tmp_path, require_inputs=False)
     assert child.extends == "parent" and child.lineage == ("parent",)
     assert child.description == "test scenario" and child.horizon == 2030 and child.draws == 77
     assert list(child.inputs) == ["a", "b", "c", "d"]
@@ -129,13 +132,13 @@ threshold = 1
     assert child.correlations == {("a", "b"): -0.3, ("a", "c"): 0.2}
     assert child.correlation_names == ("a", "b", "c")
     assert child.correlation_matrix[0, 1] == -0.3
-    assert child.priors["price"]["x"].params["mu"] == 0.0
-    assert child.priors["price"]["y"].params == {"mu": 2.0, "sigma": 3.0}
-    assert child.priors["share"]["z"].dist == "beta"
+    assert child.priors["price"]["decay_mu"].params["mu"] == 0.0
+    assert child.priors["price"]["decay_tau"].params == {"mu": 2.0, "sigma": 3.0}
+    assert child.priors["share"]["adjustment_speed"].dist == "beta"
     assert list(child.theses) == ["t1", "t2", "t3"]
     assert child.theses["t2"].statement == "two, revised"
     assert child.theses["t2"].aggregate == "sum"
-    grandchild = load_scenario("grandchild", tmp_path)
+    grandchild = load_scenario("grandchild", tmp_path, require_inputs=False)
     assert grandchild.lineage == ("child", "parent")
     assert grandchild.inputs == child.inputs
 
@@ -148,7 +151,7 @@ def test_child_input_replaces_parent_input_wholesale(tmp_path: Path) -> None:
         '[scenario]\nname = "child"\nextends = "parent"\n'
         '[inputs.a]\ndist = "uniform"\nlower = 0.0\nupper = 1.0\nunit = "y"\nrationale = "new"\n',
     )
-    spec = load_scenario("child", tmp_path).inputs["a"]
+    spec = load_scenario("child", tmp_path, require_inputs=False).inputs["a"]
     assert (spec.dist, spec.params, spec.unit) == ("uniform", {"lower": 0.0, "upper": 1.0}, "y")
 
 
@@ -169,6 +172,6 @@ def test_child_correlation_making_matrix_not_psd_is_reported_on_the_child(tmp_pa
         '[scenario]\nname = "child"\nextends = "parent"\n'
         '[[correlations]]\ninputs = ["b", "c"]\nrho = -0.6\n',
     )
-    load_scenario("parent", tmp_path)
+    load_scenario("parent", tmp_path, require_inputs=False)
     with pytest.raises(ScenarioError, match=r"child\.toml: correlations: .*positive semi-definite"):
-        load_scenario("child", tmp_path)
+        load_scenario("child", tmp_path, require_inputs=False)

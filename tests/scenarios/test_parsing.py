@@ -21,7 +21,7 @@ from forecast.scenarios import load_scenario
 
 def test_valid_minimal_scenario_loads(tmp_path: Path) -> None:
     write(tmp_path, "ok", header("ok") + normal_input() + QUARTER_INPUT + FIXED_INPUT + THESIS)
-    scenario = load_scenario("ok", tmp_path)
+    scenario = load_scenario("ok", tmp_path, require_inputs=False)
     assert list(scenario.inputs) == ["a", "q", "f"]
     assert scenario.theses["t"].aggregate == "mean"  # the default
     assert scenario.correlation_names == ()
@@ -306,14 +306,14 @@ def test_validation_errors_name_file_and_key(
 def test_name_must_equal_file_stem(tmp_path: Path) -> None:
     write(tmp_path, "bad", header("other") + normal_input())
     with pytest.raises(ScenarioError, match=r"bad\.toml: scenario\.name: must equal the file"):
-        load_scenario("bad", tmp_path)
+        load_scenario("bad", tmp_path, require_inputs=False)
 
 
 def test_missing_metadata_is_reported_on_the_loaded_file(tmp_path: Path) -> None:
     text = header().replace("horizon = 2030\n", "") + normal_input()
     (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ScenarioError, match=r"scenario\.horizon: required key missing"):
-        load_scenario("bad", tmp_path)
+        load_scenario("bad", tmp_path, require_inputs=False)
 
 
 def test_error_message_example_from_design(tmp_path: Path) -> None:
@@ -332,7 +332,7 @@ def test_deeply_nested_toml_is_one_scenario_error(tmp_path, depth):
     text = header("bad") + "[inputs.a]\nvalues = " + "[" * depth + "]" * depth + "\n"
     (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ScenarioError) as caught:
-        load_scenario("bad", tmp_path)
+        load_scenario("bad", tmp_path, require_inputs=False)
     message = str(caught.value)
     assert "nested deeper than 10 levels" in message and "\n" not in message
 
@@ -341,7 +341,7 @@ def test_deeply_nested_inline_tables_are_one_scenario_error(tmp_path):
     text = header("bad") + "x = " + "{a = " * 500 + "1" + "}" * 500 + "\n"
     (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ScenarioError, match="nested deeper than 10 levels"):
-        load_scenario("bad", tmp_path)
+        load_scenario("bad", tmp_path, require_inputs=False)
 
 
 @pytest.mark.parametrize("value", ["1" + "0" * 5000, "1" + "0" * 400, "1e400", "nan"])
@@ -354,7 +354,7 @@ def test_oversized_file_is_refused(tmp_path):
     text = header("bad") + "# " + "x" * 1_100_000 + "\n"
     (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ScenarioError, match="larger than 1,000,000 bytes"):
-        load_scenario("bad", tmp_path)
+        load_scenario("bad", tmp_path, require_inputs=False)
 
 
 def test_long_identifiers_are_refused(tmp_path):

@@ -1,0 +1,98 @@
+"""What a forecast reads from a scenario, and what a scenario may ask of a forecast.
+
+A scenario file is validated by :mod:`forecast.scenarios`, which may import only this core
+layer; the names it is validated against are used by the layers above it (the forecast's
+outputs in :mod:`forecast.pipeline.simulate`, the inputs read there and in
+:mod:`forecast.economics.cost_paths`, the priors of each model's ``DEFAULT_PRIORS``). They are
+listed here once, so that ``scenarios validate`` rejects every file ``forecast`` would reject
+for them. ``tests/scenarios/test_contract.py`` holds each list equal to the code that uses it:
+a model gaining a prior, or the forecast a new input or output, fails that test until the list
+here follows.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "FORECAST_METRICS",
+    "MODEL_PRIORS",
+    "PRICED_CHIPS",
+    "PRIOR_DISTRIBUTIONS",
+    "QUARTER_INPUTS",
+    "RATIO_METRICS",
+    "REQUIRED_INPUTS",
+    "THESIS_METRICS",
+    "VENDOR_METRICS",
+]
+
+#: The sample paths a forecast holds (the variables :func:`forecast.pipeline.simulate.simulate`
+#: returns).
+FORECAST_METRICS: Final = (
+    "tam",
+    "share",
+    "spend",
+    "custom_silicon_spend",
+    "vendor_cost",
+    "price",
+    "cost_per_pflop_hour",
+    "aws_revenue_topdown",
+    "aws_revenue_bottomup",
+)
+#: Metrics a thesis evaluator derives from the paths: the ratio of two priced chips' cost per
+#: effective PFLOP-hour (``numerator`` / ``denominator``).
+RATIO_METRICS: Final = ("cost_per_pflop_hour_ratio",)
+#: Every metric a thesis may name.
+THESIS_METRICS: Final = FORECAST_METRICS + RATIO_METRICS
+#: Metrics with one path per vendor group: a thesis on one of them names its ``vendor``.
+VENDOR_METRICS: Final = ("share", "spend")
+#: Chips whose price paths the forecast carries (the chips a ratio thesis can compare).
+PRICED_CHIPS: Final = ("H100 SXM5 80GB", "B200", "Trainium2", "Trainium3")
+
+#: The ``[priors.<model>]`` parameters each model accepts: the keys of its ``DEFAULT_PRIORS``.
+MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
+    "price": ("decay_mu", "decay_tau", "launch_price", "type_offset", "list_premium",
+              "list_drift", "cycle_rho", "cycle_sigma", "noise_list", "noise_market"),
+    "market": ("ceiling", "growth_decay", "level_offset", "ar_phi", "ar_sigma", "share_sigma",
+               "ratio_start_amd", "ratio_start_custom", "ratio_start_aws",
+               "nvidia_compute_fraction", "broadcom_custom_fraction",
+               "google_fraction_of_custom", "amd_cpu_fraction_start", "amd_cpu_growth",
+               "aws_chip_value", "sigma_networking", "sigma_amd"),
+    "share": ("price_coefficient", "ecosystem_nvidia", "ecosystem_other", "adjustment_speed",
+              "initial_logit", "noise_sigma"),
+    "diffusion": ("p", "q", "m_ratio", "sigma", "beta"),
+}
+#: Distributions the models' prior builder turns into PyMC variables
+#: (:mod:`forecast.models.priors`).
+PRIOR_DISTRIBUTIONS: Final = ("normal", "lognormal", "halfnormal", "truncnormal", "beta",
+                              "uniform", "gamma", "exponential", "studentt")
+
+#: Launch quarters of the chips beyond the catalogue (``FUTURE_CHIPS`` of the cost paths):
+#: ``quarter`` distributions.
+QUARTER_INPUTS: Final = ("trainium4_launch_quarter", "nvidia_next_launch_quarter")
+#: Every input a forecast reads from a scenario's draws: utilisation per vendor group, the
+#: owner-TCO inputs, the future chips, NVIDIA's price response (the cost paths), the share
+#: model's drivers and the bottom-up AWS revenue (simulate).
+REQUIRED_INPUTS: Final = (
+    "mfu_nvidia",
+    "mfu_amd",
+    "mfu_google",
+    "mfu_aws",
+    "chip_life_years",
+    "owner_utilisation",
+    "pue",
+    "electricity_usd_per_kwh",
+    "overhead_fraction",
+    "trainium4_launch_quarter",
+    "trainium4_fp8_multiplier",
+    "trainium4_price_ratio",
+    "nvidia_next_launch_quarter",
+    "nvidia_next_fp8_multiplier",
+    "nvidia_next_price_ratio",
+    "nvidia_price_response",
+    "aws_supply_cap_share",
+    "ecosystem_shift_per_year",
+    "switching_speed_multiplier",
+    "trainium_fleet_growth_per_year",
+    "trainium_utilisation",
+)

@@ -1,0 +1,206 @@
+"""Tests of the scenario/forecast contract (forecast.core.scenario_contract and
+forecast.scenarios.contract): ``scenarios validate`` rejects what ``forecast`` would reject, and
+each list of names equals the code that uses it."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from forecast.core.errors import ScenarioError
+from forecast.core.scenario_contract import (
+    FORECAST_METRICS,
+    MODEL_PRIORS,
+    PRICED_CHIPS,
+    PRIOR_DISTRIBUTIONS,
+    QUARTER_INPUTS,
+    RATIO_METRICS,
+    REQUIRED_INPUTS,
+    THESIS_METRICS,
+)
+from forecast.scenarios import DEFAULT_SCENARIOS_DIR, list_scenarios, load_scenario_file
+
+ROOT = Path(__file__).resolve().parents[2]
+SIMULATE = ROOT / "forecast" / "pipeline" / "simulate.py"
+
+
+# --------------------------------------------------------------------------- the lists
+
+
+def _simulate_tree() -> ast.Module:
+    return ast.parse(SIMULATE.read_text())
+
+
+def test_forecast_metrics_are_the_variables_simulate_returns():
+    names = set()
+    for node in ast.walk(_simulate_tree()):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "Dataset" and node.args
+                and isinstance(node.args[0], ast.Dict)):
+            names |= {key.value for key in node.args[0].keys if isinstance(key, ast.Constant)}
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                        and target.value.id == "data"
+                        and isinstance(target.slice, ast.Constant)):
+                    names.add(target.slice.value)
+    assert names == set(FORECAST_METRICS)
+
+
+def test_ratio_metrics_are_derived_by_the_thesis_evaluator():
+    from forecast.pipeline import theses
+
+    source = inspect.getsource(theses.metric_values)
+    assert all(f'"{metric}"' in source for metric in RATIO_METRICS)
+    assert set(THESIS_METRICS) == set(FORECAST_METRICS) | set(RATIO_METRICS)
+
+
+def test_simulate_prices_the_contract_chips():
+    from forecast.pipeline import simulate
+
+    assert simulate.PRICED_CHIPS is PRICED_CHIPS
+
+
+def test_model_priors_are_each_models_default_priors():
+    from forecast.models.registry import MODELS
+
+    assert set(MODEL_PRIORS) == set(MODELS)
+    for name, model in MODELS.items():
+        assert MODEL_PRIORS[name] == tuple(model.default_priors), name
+
+
+def test_prior_distributions_are_those_the_prior_builder_knows():
+    from forecast.models import priors
+
+    assert tuple(priors._PRIOR_FORMS) == PRIOR_DISTRIBUTIONS
+
+
+def test_required_inputs_are_every_input_the_forecast_reads():
+    from forecast.data.dataset import load_dataset
+    from forecast.economics.chip_costs import TCO_INPUTS
+    from forecast.economics.cost_paths import FUTURE_CHIPS, PRICE_RESPONSE
+    from forecast.economics.vendors import share_vendors
+
+    read = set()
+    for node in ast.walk(_simulate_tree()):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_column":
+            name = node.args[1]
+            if isinstance(name, ast.Constant):
+                read.add(name.value)
+            else:  # f"mfu_{group}" over the vendor groups
+                assert ast.unparse(name) == "f'mfu_{group}'"
+    groups = share_vendors(load_dataset(cache_dir=None))
+    read |= {f"mfu_{group}" for group in groups}
+    read |= set(TCO_INPUTS) | {PRICE_RESPONSE[1]}
+    read |= {name for chip in FUTURE_CHIPS
+             for name in (chip.launch_input, chip.fp8_input, chip.price_input)}
+    assert read == set(REQUIRED_INPUTS)
+    assert set(QUARTER_INPUTS) == {chip.launch_input for chip in FUTURE_CHIPS}
+    assert re.search(r"for group in \("
+                     + r",\s*".join(f'"{g}"' for g in groups) + r"\)", SIMULATE.read_text())
+
+
+def test_shipped_scenarios_meet_the_contract():
+    assert [s.name for s in list_scenarios()] == ["base", "bear", "bull"]
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _mine(tmp_path: Path, change) -> Path:
+    """A copy of base.toml named ``mine``, changed by ``change(text) -> text``."""
+    text = (DEFAULT_SCENARIOS_DIR / "base.toml").read_text(encoding="utf-8")
+    text = text.replace('name = "base"', 'name = "mine"', 1)
+    path = tmp_path / "mine.toml"
+    path.write_text(change(text), encoding="utf-8")
+    return path
+
+
+def _without_input(text: str, name: str) -> str:
+    start = text.index(f"[inputs.{name}]")
+    end = text.index("\n[", start + 1)
+    return text[:start] + text[end + 1:]
+
+
+def test_copy_of_base_validates(tmp_path):
+    assert load_scenario_file(_mine(tmp_path, lambda t: t)).name == "mine"
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda t: t.replace('metric = "tam"', 'metric = "profit"', 1)
+     if 'metric = "tam"' in t else t.replace('metric = "share"', 'metric = "profit"', 1),
+     "unknown metric 'profit': the forecast produces tam, share"),
+    (lambda t: t.replace("[priors.share]\n", "[priors.share]\nelasticity = "
+                         '{ dist = "normal", mu = 0, sigma = 1 }\n', 1),
+     "priors.share.elasticity: unknown prior of the share model"),
+    (lambda t: t.replace("[priors.share]\n", "[priors.share]\nnoise_sigma = "
+                         '{ dist = "pert", lower = 0, mode = 1, upper = 2 }\n', 1),
+     "priors.share.noise_sigma.dist: pert is not a prior the models can build"),
+    (lambda t: _without_input(t, "overhead_fraction"),
+     "inputs: missing input(s) the forecast reads: overhead_fraction"),
+    (lambda t: _without_input(_without_input(t, "pue"), "mfu_google"),
+     "missing input(s) the forecast reads: mfu_google, pue"),
+    (lambda t: t.replace("[inputs.trainium4_launch_quarter]\n",
+                         "[inputs.trainium4_launch_quarter_old]\n", 1).replace(
+        "[inputs.mfu_nvidia]", '[inputs.trainium4_launch_quarter]\ndist = "normal"\nmu = 8100'
+        '\nsigma = 2\nunit = "quarter index"\nrationale = "test"\n\n[inputs.mfu_nvidia]', 1),
+     "inputs.trainium4_launch_quarter: the forecast reads a launch quarter here"),
+])
+def test_validation_rejects_what_forecast_would_reject(tmp_path, change, message):
+    path = _mine(tmp_path, change)
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario_file(path)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+THESIS = """
+[theses.extra]
+statement = "a claim"
+period = "2030"
+comparator = "<="
+threshold = 0.7
+"""
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ('metric = "share"\n', "theses.extra.vendor: metric 'share' has one path per vendor"),
+    ('metric = "spend"\n', "theses.extra.vendor: metric 'spend' has one path per vendor"),
+    ('metric = "cost_per_pflop_hour_ratio"\n',
+     "theses.extra.numerator: metric 'cost_per_pflop_hour_ratio' is a ratio"),
+    ('metric = "cost_per_pflop_hour_ratio"\nnumerator = "TPU v7 (Ironwood)"\n'
+     'denominator = "B200"\n', "theses.extra.numerator: the forecast prices only"),
+    ('metric = "tma"\n', "did you mean 'tam'?"),
+])
+def test_thesis_the_forecast_cannot_evaluate_is_rejected(tmp_path, extra, message):
+    path = _mine(tmp_path, lambda t: t + THESIS + extra)
+    with pytest.raises(ScenarioError, match=re.escape(message)):
+        load_scenario_file(path)
+
+
+def test_every_thesis_metric_with_what_it_needs_validates(tmp_path):
+    extra = ""
+    for metric in THESIS_METRICS:
+        extra += THESIS.replace("extra", f"t_{metric}") + f'metric = "{metric}"\n'
+        if metric in ("share", "spend"):
+            extra += 'vendor = "aws"\n'
+        if metric in RATIO_METRICS:
+            extra += 'numerator = "Trainium3"\ndenominator = "B200"\n'
+    scenario = load_scenario_file(_mine(tmp_path, lambda t: t + extra))
+    assert {t.metric for t in scenario.theses.values()} == set(THESIS_METRICS)
+
+
+def test_cli_validate_rejects_the_file_in_one_line_with_exit_2(tmp_path):
+    path = _mine(tmp_path, lambda t: _without_input(t, "pue"))
+    result = subprocess.run([sys.executable, "cli.py", "scenarios", "validate", str(path)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "missing input(s) the forecast reads: pue" in result.stderr
+    assert "Traceback" not in result.stderr
