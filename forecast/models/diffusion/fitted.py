@@ -57,10 +57,10 @@ class FittedDiffusion(Fitted):
     def forecast(
         self,
         quarters: int,
-        draws: int = 1000,
+        draws: int | None = None,
         seed: int = 0,
         covariate: Sequence[float] | np.ndarray | None = None,
-        noise: bool = True,
+        noise: bool = False,
     ) -> xr.Dataset:
         """Sample paths of units per period after the last fitted period (numpy only).
 
@@ -71,14 +71,15 @@ class FittedDiffusion(Fitted):
             series keeps its own periods (quarters for Epoch's volumes, but years or plain
             integers for a user's series), and the result is labelled in them.
         draws, seed
-            Number of sample paths and the random seed (posterior samples are drawn with
-            replacement).
+            Number of sample paths (default: one per posterior sample) and the random seed
+            (posterior samples picked by :meth:`draw_index`).
         covariate
             ``gbass`` only: future covariate levels, one per future period; default holds the
             last level (x = 1, Bass-like continuation).
         noise
-            Add the lognormal observation noise (posterior predictive); False gives the mean
-            curve of each posterior sample.
+            Add the lognormal observation noise (the posterior predictive of a measured
+            series). Off by default, as for every model: a forecast is of the quantity
+            itself, the mean curve of each posterior sample.
 
         Returns
         -------
@@ -86,11 +87,12 @@ class FittedDiffusion(Fitted):
         """
         if isinstance(quarters, bool) or not isinstance(quarters, int | np.integer):
             raise ForecastError(f"quarters must be a whole number of periods, got {quarters!r}")
+        draws = self.n_samples if draws is None else int(draws)
         if quarters <= 0 or draws <= 0:
             raise ForecastError(f"quarters and draws must be > 0, got {quarters} and {draws}")
         ahead = int(quarters)
         rng = np.random.default_rng(seed)
-        pick = rng.integers(0, self.n_samples, size=draws)
+        pick = self.draw_index(draws, rng)
         p, q, sigma = (self.stacked(name, pick) for name in ("p", "q", "sigma"))
         m = self.stacked("m", pick)
         fitted = self.meta["launch_offset"] + self.meta["n_span"]

@@ -58,7 +58,7 @@ class FittedPriceModel(Fitted):
         Student-t observation noise of the row's price class.
         """
         rng = np.random.default_rng(seed)
-        pick = rng.integers(0, self.n_samples, size=draws)
+        pick = self.draw_index(draws, rng)
         fitted_chips = [str(c) for c in self.posterior["chip"].values]
         types = [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
         unknown = sorted(set(frame["chip"]) - set(fitted_chips))
@@ -103,7 +103,7 @@ class FittedPriceModel(Fitted):
     def forecast(
         self,
         quarters: int | Sequence[str] | pd.PeriodIndex,
-        draws: int | None = 1000,
+        draws: int | None = None,
         seed: int = 0,
         chips: Sequence[str] | None = None,
         basis: str = "market",
@@ -161,7 +161,7 @@ class FittedPriceModel(Fitted):
             if chip not in fitted_chips and chip not in launch_prices:
                 raise ForecastError(f"chip {chip!r} has no price history: give launch_prices")
         rng = np.random.default_rng(seed)
-        pick = rng.integers(0, self.n_samples, size=draws)
+        pick = self.draw_index(draws, rng)
         offsets = self._level_offsets(pick, basis, pricing_type)
         cycle = self._cycle(pick, periods, rng) if basis == "market" else np.zeros(
             (draws, len(periods)))

@@ -52,7 +52,7 @@ class FittedShareModel(Fitted):
     def forecast(
         self,
         quarters: int | Sequence[str] | None = None,
-        draws: int = 1000,
+        draws: int | None = None,
         seed: int = 0,
         *,
         cost_paths: xr.DataArray | np.ndarray,
@@ -74,7 +74,7 @@ class FittedShareModel(Fitted):
             ``cost_paths`` must cover them. For a numpy ``cost_paths``, the int or labels
             name its quarter axis (it must have exactly that many quarters).
         draws, seed
-            Number of paths and the seed (posterior draws are resampled with replacement).
+            Number of paths and the seed (posterior samples picked by :meth:`draw_index`).
         cost_paths
             Cost per effective PFLOP-hour ``(draw, quarter, vendor)`` on the fit's cost basis
             (``meta["cost_basis"]``, :func:`forecast.economics.cost_paths.scenario_cost_paths`),
@@ -108,14 +108,14 @@ class FittedShareModel(Fitted):
         xarray.Dataset
             ``share`` and ``target_share`` ``(draw, quarter, vendor)``, fractions of spend.
         """
+        draws = self.n_samples if draws is None else int(draws)
         if draws <= 0:
             raise ForecastError(f"draws must be > 0, got {draws}")
         rng = np.random.default_rng(seed)
         cost, labels = self._align_costs(cost_paths, draws, quarters, vendors)
         numbers = _consecutive(labels)
         last_fitted = quarter_index(self.quarters[-1])
-        # Resampled with replacement; the shared draw_index rule comes in a later change.
-        pick = rng.integers(0, self.n_samples, size=draws)
+        pick = self.draw_index(draws, rng)
         b, a = self.stacked("price_coefficient", pick), self.stacked("ecosystem", pick)
         lam = self.stacked("adjustment_speed", pick)
         if switching_speed is not None:

@@ -20,6 +20,7 @@ from forecast.models.diffusion import (
     gbass_adoptions,
     norton_bass_adoptions,
 )
+from forecast.models.fitted import draw_index
 
 
 def test_forecast_continues_the_curve_after_the_fitted_span():
@@ -32,7 +33,7 @@ def test_forecast_continues_the_curve_after_the_fitted_span():
     assert list(units["period"].values) == ["2026Q3", "2026Q4", "2027Q1", "2027Q2"]
     expected = bass_adoptions(16, 0.02, 0.35, 1e6)[12:]
     np.testing.assert_allclose(units.median("draw"), expected, rtol=0.05)
-    noisy = fitted.forecast(4, draws=2000, seed=1)["units"]
+    noisy = fitted.forecast(4, draws=2000, seed=1, noise=True)["units"]
     ratio = np.log(noisy.values / expected)
     assert ratio.std() == pytest.approx(0.1, rel=0.15)
     assert noisy.attrs == {"kind": "bass", "noise": "True"}
@@ -46,16 +47,17 @@ def test_forecast_of_one_posterior_sample_is_its_curve_times_seeded_noise():
     quiet = fitted.forecast(3, draws=5, seed=4, noise=False)["units"].values
     np.testing.assert_allclose(quiet, np.broadcast_to(mean, (5, 3)), rtol=1e-12)
     rng = np.random.default_rng(4)
-    rng.integers(0, fitted.n_samples, size=5)
+    draw_index(fitted.n_samples, 5, rng)
     normals = rng.standard_normal((5, 3))
-    noisy = fitted.forecast(3, draws=5, seed=4)["units"].values
+    noisy = fitted.forecast(3, draws=5, seed=4, noise=True)["units"].values
     np.testing.assert_allclose(np.log(noisy / mean), 0.1 * normals, rtol=1e-9)
 
 
-def test_forecast_resamples_posterior_samples_with_the_seeded_integers():
+def test_forecast_picks_posterior_samples_by_the_shared_rule():
     fitted = handmade_fit(spread=0.3)
-    paths = fitted.forecast(2, draws=7, seed=11, noise=False)["units"].values
-    pick = np.random.default_rng(11).integers(0, fitted.n_samples, size=7)
+    paths = fitted.forecast(2, draws=7, seed=11)["units"].values
+    pick = draw_index(fitted.n_samples, 7, np.random.default_rng(11))
+    assert len(set(pick)) == 7  # fewer paths than samples: no sample twice
     p, q = fitted.stacked("p")[pick], fitted.stacked("q")[pick]
     np.testing.assert_allclose(paths, bass_adoptions(14, p, q, 1e6)[:, 12:], rtol=1e-12)
 
