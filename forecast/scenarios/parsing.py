@@ -72,7 +72,8 @@ def read_toml(path: Path, where: Where) -> dict[str, Any]:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise where.error(f"file is larger than {MAX_FILE_BYTES:,} bytes: not a scenario")
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (as some editors write) is not part of the document.
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise where.error(f"not UTF-8 text ({exc.reason})") from None
     except OSError as exc:

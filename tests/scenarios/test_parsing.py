@@ -360,3 +360,9 @@ def test_oversized_file_is_refused(tmp_path):
 def test_long_identifiers_are_refused(tmp_path):
     error = load_bad(tmp_path, normal_input(name="a" * 101))
     assert "input name must match" in str(error) and len(str(error)) < 400
+
+
+def test_byte_order_mark_and_crlf_are_accepted(tmp_path):
+    text = header("ok") + normal_input()
+    (tmp_path / "ok.toml").write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    assert load_scenario("ok", tmp_path, require_inputs=False).inputs["a"].params["mu"] == 0.0
