@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from toyfit import ToyModel, publish_toy
+from toyfit import TOY_FIT, ToyModel, publish_toy
 
 from forecast.models.registry import MODELS
-
-TOY_FIT = "20260101T000000-toyfit01-0001"
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import TOY_FIT
-from toyfit import publish_toy
+from toyfit import TOY_FIT, publish_toy
 
 import cli
 from forecast.core.errors import ForecastError

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 import xarray as xr
-from conftest import TOY_FIT
-from toyfit import KEYS, PRIORS_DIGEST, toy_fitted
+from toyfit import KEYS, PRIORS_DIGEST, TOY_FIT, toy_fitted
 
 import cli
 from forecast.core.errors import FitError

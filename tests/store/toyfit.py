@@ -16,6 +16,8 @@ from forecast.models.fitted import Fitted
 from forecast.models.registry import MODELS
 from forecast.store.bundles import FitBundle, save_bundle
 
+#: The fit the ``toy_store`` fixture (conftest.py) publishes.
+TOY_FIT = "20260101T000000-toyfit01-0001"
 #: The model keys of a toy fit; the first is the base scenario's.
 KEYS = ("toy-aaaaaaaaaaaaaaaa", "toy-bbbbbbbbbbbbbbbb")
 PRIORS_DIGEST = "toy-priors"
