@@ -28,7 +28,7 @@ from forecast.core.errors import ForecastError
 UNITS = {
     "tam": "USD billions",
     "spend": "USD billions",
-    "custom_silicon_spend": "USD billions",
+    "google_aws_silicon_spend": "USD billions",
     "aws_revenue_topdown": "USD billions",
     "aws_revenue_bottomup": "USD billions",
     "share": "fraction of spend",
@@ -42,7 +42,7 @@ PROBABILITY = "probability"
 
 #: Metrics of the headline quantile tables (command line, report), in order.
 HEADLINE = ("tam", "share", "aws_revenue_topdown", "aws_revenue_bottomup",
-            "custom_silicon_spend")
+            "google_aws_silicon_spend")
 
 #: Rows of the command line's headline table: metrics without a vendor (``""``) and these
 #: vendors.
@@ -51,7 +51,7 @@ HEADLINE_VENDORS = ("", "nvidia", "amd", "google", "aws", "other")
 #: Short names accepted for forecast metrics.
 METRIC_ALIASES = {
     "aws_revenue": "aws_revenue_topdown",
-    "custom_silicon": "custom_silicon_spend",
+    "google_aws_silicon": "google_aws_silicon_spend",
 }
 
 #: Shown for a missing (NaN, infinite or None) number.
@@ -163,8 +163,8 @@ def parse_metric_key(text: str, *, need_period: bool = False) -> MetricKey:
     A period is a year (``2030``) or a quarter (``2030Q4``); a part shaped like one is the
     period, any other the vendor or chip, so ``share:2030:aws`` (:attr:`MetricKey.row_name`)
     reads as ``share:aws:2030`` (:attr:`MetricKey.text`). The aliases ``aws_revenue`` and
-    ``custom_silicon`` (:data:`METRIC_ALIASES`) stand for ``aws_revenue_topdown`` and
-    ``custom_silicon_spend``. Whether the names exist is for a forecast to say.
+    ``google_aws_silicon`` (:data:`METRIC_ALIASES`) stand for ``aws_revenue_topdown`` and
+    ``google_aws_silicon_spend``. Whether the names exist is for a forecast to say.
 
     Parameters
     ----------

@@ -32,7 +32,7 @@ FORECAST_METRICS: Final = (
     "tam",
     "share",
     "spend",
-    "custom_silicon_spend",
+    "google_aws_silicon_spend",
     "vendor_cost",
     "price",
     "cost_per_pflop_hour",

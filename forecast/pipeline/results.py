@@ -28,7 +28,7 @@ from forecast.pipeline.theses import evaluate_theses
 ANNUAL_AGGREGATE = {
     "tam": "sum",
     "spend": "sum",
-    "custom_silicon_spend": "sum",
+    "google_aws_silicon_spend": "sum",
     "aws_revenue_topdown": "sum",
     "aws_revenue_bottomup": "sum",
 }
@@ -190,7 +190,7 @@ class Forecast:
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary: provenance, annual quantiles of headline metrics, theses."""
         headline = [m for m in ("tam", "share", "spend", "aws_revenue_topdown",
-                                "aws_revenue_bottomup", "custom_silicon_spend")
+                                "aws_revenue_bottomup", "google_aws_silicon_spend")
                     if m in self.data]
         quantiles = pd.concat([self.quantiles(m) for m in headline], ignore_index=True)
         quantiles = quantiles.rename(columns={"chip": "vendor", "cost_vendor": "vendor"})

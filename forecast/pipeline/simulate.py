@@ -9,8 +9,10 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    launch quarters (:func:`forecast.economics.cost_paths.scenario_cost_paths`).
 3. **Shares**: the share model driven by those costs, with the scenario's supply cap on AWS,
    switching-speed multiplier and erosion of NVIDIA's ecosystem advantage.
-4. **Spend per vendor** = TAM x share; **custom-silicon spend** = Google + AWS + other
-   (Meta and Microsoft silicon; Intel Gaudi, also in "other", sold under $0.5B in FY2024).
+4. **Spend per vendor** = TAM x share; ``google_aws_silicon_spend`` = Google TPU + AWS
+   Trainium/Inferentia: the custom-silicon groups (``data/vendor_groups.csv``) the share model
+   covers. Other custom silicon (Meta MTIA, Microsoft Maia) has no share of its own yet, so the
+   name says what the sum holds rather than "custom silicon".
 5. **Prices**: price per chip-hour at hyperscaler list prices for H100, B200, Trainium2 and
    Trainium3 (Trainium launch prices from scenario draws, then the fitted list drift), and the
    cost per effective PFLOP-hour through each vendor's utilisation draw. List prices are the
@@ -24,6 +26,7 @@ Only numpy, pandas and xarray run here: forecasting from a stored fit never impo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -41,10 +44,9 @@ from forecast.economics.aws_revenue import (
     trainium_fleet,
 )
 from forecast.economics.cost_paths import launch_prices, scenario_cost_paths
+from forecast.economics.vendors import custom_silicon_groups
 from forecast.pipeline.results import Forecast, check_paths
 from forecast.store.bundles import FitBundle
-
-CUSTOM_SILICON = ("google", "aws", "other")
 
 
 def _column(inputs: pd.DataFrame, name: str) -> np.ndarray:
@@ -104,7 +106,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
                                 chip_prices=scenario.chip_prices)
     shares = _shares(share, quarters, draws, seed, costs, inputs)
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
-    data = _paths(tam, shares, costs, prices, quarters, draws)
+    data = _paths(tam, shares, costs, prices, quarters, custom_silicon_groups(dataset))
     data["aws_revenue_topdown"] = (("draw", "quarter"), np.asarray(
         aws_revenue_topdown(tam, shares.sel(vendor="aws").values)))
     data["aws_revenue_bottomup"] = (("draw", "quarter"),
@@ -144,18 +146,18 @@ def _prices(price: Any, quarters: list[str], draws: int, seed: int, scenario: An
 
 
 def _paths(tam: np.ndarray, shares: xr.DataArray, costs: xr.DataArray, prices: xr.Dataset,
-           quarters: list[str], draws: int) -> xr.Dataset:
-    """TAM, shares, spend per vendor, custom-silicon spend, vendor costs and chip prices."""
+           quarters: list[str], custom_groups: Sequence[str]) -> xr.Dataset:
+    """TAM, shares, spend per vendor, Google + AWS silicon spend, vendor costs, chip prices."""
     spend = xr.DataArray(tam[:, :, None] * shares.values, coords=shares.coords,
                          dims=shares.dims)
-    custom = spend.sel(vendor=[v for v in CUSTOM_SILICON if v in spend["vendor"].values])
-    coords = {"draw": np.arange(draws), "quarter": quarters}
+    custom = spend.sel(vendor=[v for v in custom_groups if v in spend["vendor"].values])
+    coords = {"draw": np.arange(len(tam)), "quarter": quarters}
     return xr.Dataset(
         {
             "tam": (("draw", "quarter"), tam),
             "share": shares.assign_coords(draw=coords["draw"]),
             "spend": spend.assign_coords(draw=coords["draw"]),
-            "custom_silicon_spend": (("draw", "quarter"), custom.sum("vendor").values),
+            "google_aws_silicon_spend": (("draw", "quarter"), custom.sum("vendor").values),
             "vendor_cost": costs.transpose("draw", "quarter", "vendor").assign_coords(
                 draw=coords["draw"]).rename(vendor="cost_vendor"),
             "price": prices["price"],

@@ -51,7 +51,7 @@ class ThesisSpec:
         The claim in words.
     metric : str
         A forecast output name (``share``, ``spend``, ``tam``, ``aws_revenue_topdown``,
-        ``aws_revenue_bottomup``, ``custom_silicon_spend``, ``cost_per_pflop_hour_ratio``...):
+        ``aws_revenue_bottomup``, ``google_aws_silicon_spend``, ``cost_per_pflop_hour_ratio``...):
         one of :data:`~forecast.core.scenario_contract.THESIS_METRICS`.
     period : str
         ``"2030"``, ``"2030Q4"`` or ``"2026..2030"`` (see :func:`parse_period`).
@@ -165,12 +165,7 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     check_keys(table, (*_THESIS_REQUIRED, *_THESIS_OPTIONAL), _THESIS_REQUIRED, where)
     statement = expect_str(table["statement"], where.child("statement"))
     metric = expect_name(table["metric"], where.child("metric"), IDENTIFIER_PATTERN, "metric")
-    if metric not in THESIS_METRICS:
-        hint = difflib.get_close_matches(metric, THESIS_METRICS, n=1)
-        suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
-        raise where.child("metric").error(
-            f"unknown metric {metric!r}: the forecast produces {', '.join(THESIS_METRICS)}"
-            f"{suggestion}")
+    _check_metric(metric, where.child("metric"))
     period = table["period"]
     try:
         parse_period(period)
@@ -219,6 +214,16 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
         denominator=denominator,
         unit=unit,
     )
+
+
+def _check_metric(metric: str, where: Where) -> None:
+    """``metric`` is one the forecast produces, with a spelling hint if not."""
+    if metric in THESIS_METRICS:
+        return
+    hint = difflib.get_close_matches(metric, THESIS_METRICS, n=1)
+    suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
+    raise where.error(f"unknown metric {metric!r}: the forecast produces "
+                      f"{', '.join(THESIS_METRICS)}{suggestion}")
 
 
 def _check_ratio_chips(metric: str, numerator: Any, denominator: Any, where: Where) -> None:

@@ -40,8 +40,8 @@ REQUIRED_INPUTS = [
 DEFAULT_THESES = {
     "nvidia_share_2030_at_most_70pct",
     "trainium3_half_cost",
-    "custom_silicon_50b_by_2027",
-    "custom_silicon_50b_by_2030",
+    "google_aws_silicon_50b_in_2027",
+    "google_aws_silicon_50b_in_2030",
     "aws_revenue_50b_by_2030",
 }
 

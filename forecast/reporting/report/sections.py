@@ -69,8 +69,8 @@ def charts(b: ReportBuilder, result: Forecast) -> None:
     for metric, title in (("tam", "Data-center accelerator spend (TAM) per quarter"),
                           ("aws_revenue_topdown", "AWS custom-silicon revenue, top-down "
                                                   "(TAM x AWS share), per quarter"),
-                          ("custom_silicon_spend", "Custom-silicon spend (Google, AWS, other) "
-                                                   "per quarter"),
+                          ("google_aws_silicon_spend", "Google TPU and AWS Trainium/Inferentia "
+                                                       "spend per quarter"),
                           ("aws_revenue_bottomup", "AWS custom-silicon revenue, bottom-up "
                                                    "(fleet x price x hours x utilisation)")):
         if metric in result.data:
