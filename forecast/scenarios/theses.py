@@ -51,7 +51,7 @@ class ThesisSpec:
         The claim in words.
     metric : str
         A forecast output name (``share``, ``spend``, ``tam``, ``aws_revenue_topdown``,
-        ``aws_revenue_bottomup``, ``custom_silicon_spend``, ``cost_per_pflop_hour_ratio``...):
+        ``aws_revenue_bottomup``, ``google_aws_silicon_spend``, ``cost_per_pflop_hour_ratio``...):
         one of :data:`~forecast.core.scenario_contract.THESIS_METRICS`.
     period : str
         ``"2030"``, ``"2030Q4"`` or ``"2026..2030"`` (see :func:`parse_period`).
