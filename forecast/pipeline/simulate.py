@@ -102,9 +102,14 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         inputs = inputs.reset_index(drop=True)
 
     tam = market.forecast(quarters, draws=draws, seed=seed)["total"].values
-    costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed,
+    # A share fit whose data end earlier than the market's simulates the quarters in
+    # between (a refit that moved the revenue data on reuses an unchanged share fit).
+    cost_start = min(quarter_index(share.quarters[-1]) + 1, quarter_index(quarters[0]))
+    cost_quarters = quarter_labels(cost_start, quarter_index(quarters[-1]))
+    costs = scenario_cost_paths(dataset, inputs, cost_quarters, seed=seed,
                                 chip_prices=scenario.chip_prices)
     shares = _shares(share, quarters, draws, seed, costs, inputs)
+    costs = costs.sel(quarter=quarters)
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
     data = _paths(tam, shares, costs, prices, quarters, custom_silicon_groups(dataset))
     data["aws_revenue_topdown"] = (("draw", "quarter"), np.asarray(

@@ -12,7 +12,13 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.core.calendar import period_index, quarter_index, quarter_label, quarters_from
+from forecast.core.calendar import (
+    period_index,
+    quarter_index,
+    quarter_label,
+    quarter_labels,
+    quarters_from,
+)
 from forecast.core.errors import ForecastError
 from forecast.models.fitted import Fitted
 from forecast.models.share.data import NVIDIA
@@ -69,17 +75,17 @@ class FittedShareModel(Fitted):
         Parameters
         ----------
         quarters
-            Which quarters: None for every quarter of ``cost_paths``; an int h for the h
-            quarters after the last fitted one; or a sequence of consecutive quarter labels.
-            ``cost_paths`` must cover them. For a numpy ``cost_paths``, the int or labels
-            name its quarter axis (it must have exactly that many quarters).
+            None for every quarter of ``cost_paths``, an int h for the h quarters after the
+            last fitted one, or consecutive quarter labels; quarters between the last fitted
+            one and the first asked for are simulated (``cost_paths`` covers them) and
+            dropped. A numpy ``cost_paths`` has exactly the quarters named.
         draws, seed
             Number of paths and the seed (posterior samples picked by :meth:`draw_index`).
         cost_paths
             Cost per effective PFLOP-hour ``(draw, quarter, vendor)`` on the fit's cost basis
             (``meta["cost_basis"]``, :func:`forecast.economics.cost_paths.scenario_cost_paths`),
             draw axis of length 1 or ``draws``: an xarray DataArray with its quarter and
-            vendor labels, or a numpy array with ``quarters`` and ``vendors``.
+            vendor labels, or a numpy array with ``quarters`` and ``vendors`` (its labels).
         supply_caps
             vendor -> maximum share (scalar or ``(draws,)``), e.g.
             ``{"aws": inputs["aws_supply_cap_share"]}``; applied to target shares.
@@ -90,11 +96,8 @@ class FittedShareModel(Fitted):
             Multiplier of the adjustment speed (scalar or ``(draws,)``; scenario
             ``switching_speed_multiplier``); the product is capped at 1.
         start_shares
-            Shares in the quarter before the first forecast quarter: a vendor -> share
-            mapping, a ``(K,)`` or ``(draws, K)`` array. Default: the fitted latent shares of
-            the last fitted quarter (then the forecast must start the quarter after it).
-        vendors
-            Vendor labels of a numpy ``cost_paths``.
+            Shares in the quarter before the first forecast quarter (a vendor -> share
+            mapping, a ``(K,)`` or ``(draws, K)`` array). Default: the fitted latent shares.
         other_share
             Share of spend of vendors outside the model (Intel, Meta, Microsoft silicon; no
             unit data): scalar or ``(draws,)``. When given, the modelled shares are scaled by
@@ -112,7 +115,8 @@ class FittedShareModel(Fitted):
         if draws <= 0:
             raise ForecastError(f"draws must be > 0, got {draws}")
         rng = np.random.default_rng(seed)
-        cost, labels = self._align_costs(cost_paths, draws, quarters, vendors)
+        wanted, cost, labels = self._run_costs(quarters, cost_paths, draws, vendors,
+                                               start_shares is None)
         numbers = _consecutive(labels)
         last_fitted = quarter_index(self.quarters[-1])
         pick = self.draw_index(draws, rng)
@@ -121,13 +125,45 @@ class FittedShareModel(Fitted):
         if switching_speed is not None:
             lam = np.minimum(lam * _per_draw(switching_speed, draws, "switching_speed"), 1.0)
         start = self._start(start_shares, pick, draws, numbers[0], last_fitted)
-        years = (np.array(numbers) - last_fitted) / 4.0
+        years = np.maximum(np.array(numbers) - last_fitted, 0) / 4.0
         a_path = self._ecosystem_path(a, years, ecosystem_shift)
         caps = _cap_matrix(supply_caps, self.vendors, draws)
         targets, shares = share_paths(a_path, b, lam, start, np.log(cost), caps)
         if noise:
             shares = self._with_noise(shares, pick, rng)
-        return _share_dataset(shares, targets, labels, self.vendors, other_share)
+        keep = [labels.index(q) for q in wanted]
+        return _share_dataset(shares[:, keep], targets[:, keep], wanted, self.vendors,
+                              other_share)
+
+    def _run_costs(self, quarters: int | Sequence[str] | None, cost_paths: Any, draws: int,
+                   vendors: Sequence[str] | None, from_fit: bool
+                   ) -> tuple[list[str], np.ndarray, list[str]]:
+        """(quarters returned, costs of the quarters run, labels of the quarters run).
+
+        Run from the state after the last fitted quarter through any quarters before the
+        first one asked for (a model whose data end earlier than the others' still forecasts
+        the common quarters): those are simulated, then dropped.
+        """
+        wanted = self._wanted(quarters, cost_paths)
+        gap = from_fit and isinstance(cost_paths, xr.DataArray)
+        run = self._with_gap(wanted) if gap else wanted
+        cost, labels = self._align_costs(cost_paths, draws, run, vendors)
+        return wanted, cost, labels
+
+    def _wanted(self, quarters: int | Sequence[str] | None, cost_paths: Any) -> list[str]:
+        """The quarters the forecast returns: as asked, or every quarter of the costs."""
+        if quarters is not None:
+            return self._requested(quarters)
+        if not isinstance(cost_paths, xr.DataArray):
+            raise ForecastError("a numpy cost_paths needs quarters= and vendors=")
+        return [str(q) for q in cost_paths["quarter"].values]
+
+    def _with_gap(self, wanted: list[str]) -> list[str]:
+        """``wanted`` preceded by the quarters between the last fitted one and its first."""
+        first, after_fit = quarter_index(wanted[0]), quarter_index(self.quarters[-1]) + 1
+        if first <= after_fit:
+            return wanted
+        return quarter_labels(after_fit, first - 1) + wanted
 
     # ----------------------------------------------------------------- forecast pieces
 
@@ -183,10 +219,14 @@ class FittedShareModel(Fitted):
         """Shares before the first forecast quarter, ``(draws, K)``."""
         k = len(self.vendors)
         if start_shares is None:
-            if first != last_fitted + 1:
-                raise ForecastError(f"forecast must start in the quarter after the last fitted "
-                                    f"one ({self.quarters[-1]}) unless start_shares is given")
-            return self.stacked("share", pick)[:, -1, :]
+            # The fitted state of the quarter before the first forecast one (the last fitted
+            # quarter, or an earlier one when the other models' data end earlier).
+            position = first - 1 - quarter_index(self.quarters[0])
+            if not 0 <= position < len(self.quarters):
+                raise ForecastError(f"forecast cannot start in {quarter_label(first)}: the "
+                                    f"fit covers {self.quarters[0]}..{self.quarters[-1]}; "
+                                    "give start_shares")
+            return self.stacked("share", pick)[:, position, :]
         if isinstance(start_shares, Mapping):
             start = np.array([float(start_shares[v]) for v in self.vendors])
         else:

@@ -162,12 +162,33 @@ def test_quarters_select_from_the_cost_paths():
         fitted.forecast(["2030Q1"], draws=50, cost_paths=_costs())
 
 
-def test_a_later_start_needs_start_shares():
+def test_a_later_start_simulates_the_quarters_in_between():
+    """A share fit whose data end before the other models' forecasts the common quarters:
+    the quarters in between are simulated from its last state, then dropped."""
+    equal = _costs(values=(1, 1, 1, 1))
+    later = _fixed().forecast(["2026Q1", "2026Q2"], draws=5, cost_paths=equal)
+    whole = _fixed().forecast(3, draws=5, cost_paths=equal)
+    assert list(later["quarter"].values) == ["2026Q1", "2026Q2"]
+    np.testing.assert_allclose(later["share"].values,
+                               whole["share"].sel(quarter=["2026Q1", "2026Q2"]).values)
+    # The cost paths must cover the quarters in between.
+    with pytest.raises(ForecastError, match="lack quarters"):
+        _fixed().forecast(["2026Q2"], draws=5, cost_paths=equal.isel(quarter=slice(1, None)))
+
+
+def test_an_earlier_start_begins_from_the_fitted_state_of_the_quarter_before():
+    costs = _costs(values=(1, 1, 1, 1), quarters=3)
+    costs = costs.assign_coords(quarter=["2025Q3", "2025Q4", "2026Q1"])
+    result = _fixed().forecast(["2025Q3"], draws=5, cost_paths=costs)
+    target = np.array([4.0, 1.0, 1.0, 1.0]) / 7
+    np.testing.assert_allclose(result["share"].values[0, 0], START + 0.5 * (target - START))
+    early = costs.assign_coords(quarter=["2025Q1", "2025Q2", "2025Q3"])
+    with pytest.raises(ForecastError, match="give start_shares"):
+        _fixed().forecast(["2025Q1"], draws=5, cost_paths=early)
+
+
+def test_start_shares_replace_the_fitted_state():
     fitted = _fitted()
-    with pytest.raises(ForecastError, match="quarter after"):
-        fitted.forecast(["2026Q1", "2026Q2"], draws=10, cost_paths=_costs())
-    with pytest.raises(ForecastError, match="quarter after"):
-        fitted.forecast(draws=10, cost_paths=_costs().isel(quarter=slice(1, None)))
     start = {"nvidia": 0.7, "amd": 0.1, "google": 0.1, "aws": 0.1}
     result = _fixed().forecast(["2026Q1"], draws=10, cost_paths=_costs(values=(1, 1, 1, 1)),
                                start_shares=start)
