@@ -122,17 +122,20 @@ class Fitted:
 
     def inference_data(self) -> Any:
         """The whole ArviZ InferenceData of the fit (posterior, sample_stats, observed_data,
-        log_likelihood), read from ``posterior.nc`` for a loaded fit."""
+        log_likelihood), read from ``posterior.nc`` for a loaded fit (checked against its
+        checksum first when the fit was loaded with checksums)."""
         if self.idata is None:
             if self.directory is None:
                 raise FitError(f"{self.model_name} fit: no InferenceData in memory or on disk")
             import arviz as az
 
             path = self.directory / "posterior.nc"
+            checksums = getattr(self, "_stored_checksums", None)
+            fastio.verify_file(path, None if checksums is None else checksums.get(path.name))
             try:
                 self.idata = az.from_netcdf(path)
-            except (OSError, ValueError, KeyError) as exc:
-                raise FitError(f"{path}: unreadable ({exc})") from None
+            except fastio.UNREADABLE as exc:
+                raise FitError(f"{path}: unreadable ({type(exc).__name__}: {exc})"[:300]) from None
         return self.idata
 
     # ----------------------------------------------------------------- persistence
@@ -162,6 +165,9 @@ class Fitted:
         import arviz as az
 
         idata = self.idata
+        if idata is None and self.directory is not None:
+            # A loaded fit saved again (a refit reusing it) keeps every group it was stored with.
+            idata = self.inference_data()
         if idata is None:
             idata = az.InferenceData(posterior=self.posterior)
         groups = [group for group in STORED_GROUPS if group in idata.groups()]
@@ -202,10 +208,12 @@ class Fitted:
             # Files no forecast reads are checked too: a fit damaged anywhere is refused.
             for unread in ("posterior.nc", *(f"data_{key}.parquet" for key in header["data_keys"])):
                 fastio.verify_file(directory / unread, checksums.get(unread))
-        return cls(posterior=_load_posterior(directory, header, checksums),
-                   data=_load_frames(directory, header, checksums), config=header["config"],
-                   summary_table=_load_summary(directory, checksums), meta=header["meta"],
-                   directory=directory)
+        fitted = cls(posterior=_load_posterior(directory, header, checksums),
+                     data=_load_frames(directory, header, checksums), config=header["config"],
+                     summary_table=_load_summary(directory, checksums), meta=header["meta"],
+                     directory=directory)
+        fitted._stored_checksums = checksums  # for reading posterior.nc later
+        return fitted
 
 
 #: The keys ``config.json`` must hold, with their types.

@@ -15,7 +15,14 @@ from toyfit import KEYS, PRIORS_DIGEST, TOY_FIT, toy_fitted
 import cli
 from forecast.core.errors import FitError
 from forecast.store import integrity
-from forecast.store.bundles import latest_fit_id, list_fits, load_bundle, read_header
+from forecast.store.bundles import (
+    FitBundle,
+    latest_fit_id,
+    list_fits,
+    load_bundle,
+    read_header,
+    save_bundle,
+)
 from forecast.store.registry import Registry
 
 MODEL = KEYS[0]
@@ -161,3 +168,25 @@ def test_garbled_json_is_one_line_not_a_traceback(toy_store: Path, relative: str
     err = capsys.readouterr().err
     if relative == "bundle.json":
         assert err.count("\n") == 1 and str(path) in err
+
+
+def test_a_stored_model_saved_again_keeps_every_group_once_checked(toy_store: Path) -> None:
+    # What a refit does with a model it reuses: load it from one fit, save it into the next.
+    import arviz as az
+
+    reused = load_bundle(TOY_FIT, toy_store).models[MODEL]
+    assert reused.idata is None
+    save_bundle(FitBundle("20260102T000000-toyfit02-0002", {MODEL: reused}, {}), toy_store)
+    stored = az.from_netcdf(toy_store / "fits" / "20260102T000000-toyfit02-0002" / MODEL
+                            / "posterior.nc")
+    assert {"posterior", "sample_stats"} <= set(stored.groups())
+    # Damaged after it was loaded: refused, not copied into the new fit with a fresh checksum.
+    reused = load_bundle(TOY_FIT, toy_store).models[MODEL]
+    _flip(_fit(toy_store) / MODEL / "posterior.nc")
+    with pytest.raises(FitError, match=_names(_fit(toy_store) / MODEL / "posterior.nc")):
+        save_bundle(FitBundle("20260103T000000-toyfit03-0003", {MODEL: reused}, {}), toy_store)
+    assert _fit_dirs(toy_store) == [TOY_FIT, "20260102T000000-toyfit02-0002"]
+
+
+def _fit_dirs(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / "fits").iterdir())

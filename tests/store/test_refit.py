@@ -89,6 +89,11 @@ def test_drop_with_new_quarter_publishes_fit_and_revision_report(store, split, c
     for column in ("move", "from_assumptions", "from_data"):
         assert (rows[column].abs() / scale).max() < 1e-9, column
     assert "## base" in (result.directory / REPORT_MARKDOWN).read_text()
+    # Reused models are stored whole again (LOO and compare read these groups).
+    import arviz as az
+
+    stored = az.from_netcdf(result.directory / next(iter(result.bundle.models)) / "posterior.nc")
+    assert {"sample_stats", "observed_data", "log_likelihood"} <= set(stored.groups())
     # The new fit carries the merged data; forecasts now use it.
     snapshot = result.directory / "data" / REVENUE
     assert snapshot.read_bytes().count(b"\n") == (DATA / REVENUE).read_bytes().count(b"\n")

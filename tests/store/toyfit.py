@@ -56,9 +56,14 @@ def toy_fitted(seed: int = 0) -> ToyFitted:
         "value": rng.normal(size=3)})
     summary = pd.DataFrame({"parameter": ["slope"], "mean": [0.1], "r_hat": [1.0],
                             "ess_bulk": [800.0], "ess_tail": [700.0]})
+    import arviz as az
+
+    stats = xr.Dataset({"diverging": (("chain", "draw"), np.zeros((2, 40), dtype=bool))},
+                       coords={"chain": [0, 1], "draw": np.arange(40)})
     return ToyFitted(posterior=posterior, data={"observations": observations},
                      config={"priors": {"slope": 1.0}}, summary_table=summary,
-                     meta={"divergences": 0})
+                     meta={"divergences": 0},
+                     idata=az.InferenceData(posterior=posterior, sample_stats=stats))
 
 
 def snapshot_dirs(tmp: Path) -> tuple[Path, Path]:
