@@ -72,7 +72,7 @@ __all__ = [
 
 #: The tables of a :class:`Dataset`, in the order of its fields.
 TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
-          "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups")
+          "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups", "providers")
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,9 @@ class Dataset:
     vendor_groups
         One row per vendor: its ``vendor_group``, ``silicon`` (merchant or custom) and
         ``share_model_order`` (position in the share model, NA for groups it does not cover).
+    providers
+        One row per ``provider_or_index`` of the rental prices: its ``provider_class``
+        (hyperscaler, neocloud, marketplace or index); see :attr:`provider_classes`.
     data_dir, file_hashes
         Where the data came from and the SHA-256 of each data file, for fit provenance
         (``as_of.csv`` is not among them: the observations alone are the data's identity).
@@ -121,6 +124,7 @@ class Dataset:
     volumes: pd.DataFrame
     market_estimates: pd.DataFrame
     vendor_groups: pd.DataFrame
+    providers: pd.DataFrame
     data_dir: Path = field(default=DEFAULT_DATA_DIR)
     file_hashes: tuple[tuple[str, str], ...] = ()
     as_of_date: pd.Timestamp | None = None
@@ -136,6 +140,12 @@ class Dataset:
         return digest.hexdigest()
 
     @property
+    def provider_classes(self) -> dict[str, str]:
+        """Rental-price provider name -> its ``provider_class`` (``providers.csv``)."""
+        return dict(zip(self.providers["provider_or_index"].astype(str),
+                        self.providers["provider_class"].astype(str), strict=True))
+
+    @property
     def last_observation(self) -> pd.Timestamp:
         """Date of the latest dated observation (revenue, prices, volumes)."""
         return max(
@@ -147,8 +157,9 @@ class Dataset:
     def as_of(self, date: str | pd.Timestamp) -> Dataset:
         """Only the observations dated on or before ``date``.
 
-        Chip specifications and vendor groups stay (a chip announced later simply has a later
-        release date); observations are cut on the date at which they became known.
+        Chip specifications, vendor groups and provider classes stay (a chip announced later
+        simply has a later release date); observations are cut on the date at which they
+        became known.
         """
         cutoff = pd.Timestamp(date)
         tables = {
@@ -370,6 +381,7 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         market_estimates=normalise.plain_frame(parsed["market_estimates.csv"].rows,
                                                columns("market_estimates.csv")),
         vendor_groups=normalise.vendor_groups_frame(parsed["vendor_groups.csv"].rows),
+        providers=normalise.plain_frame(parsed["providers.csv"].rows, columns("providers.csv")),
         data_dir=directory,
         file_hashes=hashes,
         data_as_of=data_as_of,

@@ -6,7 +6,8 @@ against ``accelerators.csv`` and ``chip_aliases.csv``), the key under which two 
 same observation and the column dating when an observation became known (checked against the
 data's as-of date, :data:`AS_OF_FILE`). The vocabularies below are the categories the files
 use, not facts about the world: the facts (which vendor belongs to which group, which groups
-design their own silicon) are rows of ``vendor_groups.csv``.
+design their own silicon, which price providers are hyperscalers) are rows of
+``vendor_groups.csv`` and ``providers.csv``.
 
 Every numeric column has a plausible range, named below with why a value outside it is wrong:
 the ranges catch a value in the wrong unit or with a slipped digit, and are wide enough for
@@ -30,6 +31,8 @@ __all__ = [
     "DATE_YEARS",
     "DEFAULT_DATA_DIR",
     "PRICING_TYPES",
+    "PROVIDER_CLASSES",
+    "PROVIDER_COLUMNS",
     "SCHEMAS",
     "SILICON_KINDS",
     "VALUE_QUALIFIERS",
@@ -61,6 +64,10 @@ AWS_SILICON_UNITS = ("chips", "USD/year (annualized)", "USD billions")
 #: ``vendor_groups.csv`` ``silicon``: chips sold to all buyers, or designed by a cloud or
 #: platform company for its own data centres (custom silicon, ASICs).
 SILICON_KINDS = ("merchant", "custom")
+#: ``providers.csv`` ``provider_class``: one of the large general-purpose clouds (whose GPU
+#: prices are a published list), another GPU cloud, a platform on which third parties rent
+#: out GPUs, or not one provider at all (an index or a reported market-wide price).
+PROVIDER_CLASSES = ("hyperscaler", "neocloud", "marketplace", "index")
 
 
 @dataclass(frozen=True)
@@ -363,6 +370,19 @@ _VENDOR_GROUPS = FileSchema(
     duplicate_key=("vendor",),
 )
 
+_PROVIDERS = FileSchema(
+    "providers.csv",
+    (
+        # The name exactly as ``gpu_rental_prices.csv`` records it.
+        Column("provider_or_index"),
+        Column("provider_class", "choice", choices=PROVIDER_CLASSES),
+        _SOURCE,
+        _CONFIDENCE,
+        _NOTES,
+    ),
+    duplicate_key=("provider_or_index",),
+)
+
 #: Every data file, in the order files are read, hashed and reported.
 SCHEMAS: dict[str, FileSchema] = {
     schema.filename: schema
@@ -376,6 +396,7 @@ SCHEMAS: dict[str, FileSchema] = {
         _VOLUMES,
         _MARKET_ESTIMATES,
         _VENDOR_GROUPS,
+        _PROVIDERS,
     )
 }
 
@@ -383,6 +404,11 @@ SCHEMAS: dict[str, FileSchema] = {
 VENDOR_COLUMNS: dict[str, str] = {
     "accelerators.csv": "vendor",
     "epoch_chip_volume_estimates.csv": "vendor",
+}
+
+#: Files whose provider column must name a provider of ``providers.csv``.
+PROVIDER_COLUMNS: dict[str, str] = {
+    "gpu_rental_prices.csv": "provider_or_index",
 }
 
 #: The data's as-of date: one row, the last day whose observations the files record. No

@@ -2,7 +2,8 @@
 
 :func:`~forecast.data.csv_reader.read_csv` checks each cell on its own; the checks here need
 more than one cell: a row repeating another's key, a chip or vendor named in one file that
-another file must define, a low above its high, a vendor group described two ways, a value
+another file must define (a chip, a vendor, a price provider), a low above its high, a vendor
+group described two ways, a value
 outside the range of its row's unit, an observation dated after the data's as-of date.
 """
 
@@ -13,18 +14,21 @@ from collections.abc import Mapping
 import pandas as pd
 
 from forecast.core.errors import Issue
-from forecast.data.csv_reader import ParsedFile, span_start
+from forecast.data.csv_reader import ParsedFile, shown, span_start
 from forecast.data.schemas import (
     AS_OF_FILE,
     AWS_VALUE_RANGES,
+    PROVIDER_COLUMNS,
     SCHEMAS,
     VENDOR_COLUMNS,
     FileSchema,
 )
 
-__all__ = ["alias_map", "catalogue_chips", "check_as_of", "check_tables", "known_vendors"]
+__all__ = ["alias_map", "catalogue_chips", "check_as_of", "check_tables", "known_providers",
+           "known_vendors"]
 
 _VENDOR_FILE = "vendor_groups.csv"
+_PROVIDER_FILE = "providers.csv"
 _AWS_FILE = "aws_custom_silicon.csv"
 
 
@@ -41,6 +45,11 @@ def alias_map(parsed: Mapping[str, ParsedFile]) -> dict[str, str]:
 def known_vendors(parsed: Mapping[str, ParsedFile]) -> set[str]:
     """Vendors of ``vendor_groups.csv``, from every well-formed row."""
     return {row["vendor"].strip() for row in parsed[_VENDOR_FILE].raw}
+
+
+def known_providers(parsed: Mapping[str, ParsedFile]) -> set[str]:
+    """Providers of ``providers.csv``, from every well-formed row."""
+    return {row["provider_or_index"].strip() for row in parsed[_PROVIDER_FILE].raw}
 
 
 def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
@@ -62,6 +71,7 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
         _check_duplicates(name, schema, parsed[name], issues)
     _check_chips(parsed, issues)
     _check_vendors(parsed, issues)
+    _check_providers(parsed, issues)
     _check_vendor_groups(parsed[_VENDOR_FILE], issues)
     _check_row_consistency(parsed, issues)
     if as_of is not None:
@@ -135,6 +145,18 @@ def _check_vendors(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> Non
             if row[column] not in vendors:
                 issues.append(Issue(name, line, column,
                                     f"vendor {row[column]!r} is not in {_VENDOR_FILE}"))
+
+
+def _check_providers(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
+    """Every provider of the rental prices is classified in ``providers.csv``."""
+    providers = known_providers(parsed)
+    for name, column in PROVIDER_COLUMNS.items():
+        table = parsed[name]
+        for row, line in zip(table.rows, table.lines, strict=True):
+            if row[column] not in providers:
+                issues.append(Issue(name, line, column,
+                                    f"provider {shown(row[column])} is not in {_PROVIDER_FILE} "
+                                    "(every provider needs a provider_class there)"))
 
 
 def _check_vendor_groups(table: ParsedFile, issues: list[Issue]) -> None:

@@ -90,6 +90,8 @@ def test_any_bytes_in_a_data_file_end_in_a_dataset_or_one_forecast_error(case):
 RENTAL = "gpu_rental_prices.csv"
 _ALIASES = pd.read_csv(DEFAULT_DATA_DIR / "chip_aliases.csv")["alias"].tolist()
 _CHIPS = pd.read_csv(DEFAULT_DATA_DIR / "accelerators.csv")["chip"].tolist()
+_PROVIDERS = pd.read_csv(DEFAULT_DATA_DIR / "providers.csv")["provider_or_index"].tolist()
+_PADDING = st.sampled_from(["", " ", "  "])
 _TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
                 max_size=30)
 
@@ -106,7 +108,9 @@ def rental_rows(draw: st.DrawFn) -> list[dict[str, str]]:
             "date": draw(st.sampled_from([date.isoformat(), date.isoformat()[:7],
                                           str(date.year)])),
             "chip": draw(st.sampled_from([*_CHIPS, *_ALIASES])),
-            "provider_or_index": "p" + draw(_TEXT),
+            # A provider must be classified in providers.csv (padding is stripped).
+            "provider_or_index": draw(_PADDING) + draw(st.sampled_from(_PROVIDERS))
+            + draw(_PADDING),
             "usd_per_chip_hour": repr(draw(st.floats(0.01, 50))),
             "pricing_type": draw(st.sampled_from(PRICING_TYPES)),
             "source": draw(_TEXT) + "s",
@@ -117,7 +121,8 @@ def rental_rows(draw: st.DrawFn) -> list[dict[str, str]]:
             column, value = draw(st.sampled_from([
                 ("date", "2999-01-01"), ("date", "2026-01-15"), ("chip", "H900"),
                 ("usd_per_chip_hour", "-1"), ("usd_per_chip_hour", "98.3"),
-                ("pricing_type", "on demand"), ("source", " "), ("confidence", "sure")]))
+                ("pricing_type", "on demand"), ("source", " "), ("confidence", "sure"),
+                ("provider_or_index", "p" + draw(_TEXT))]))
             row[column] = value
         rows.append(row)
     return rows

@@ -18,7 +18,8 @@ def test_shipped_data_is_valid(dataset):
 
 
 def test_every_row_has_a_source_and_confidence(dataset):
-    for name in ("accelerators", "revenue", "rental_prices", "unit_prices", "volumes"):
+    for name in ("accelerators", "revenue", "rental_prices", "unit_prices", "volumes",
+                 "vendor_groups", "providers"):
         frame = getattr(dataset, name)
         assert frame["source"].str.strip().str.len().gt(0).all(), name
         assert frame["confidence"].isin(["verified", "recalled"]).all(), name
@@ -94,6 +95,7 @@ def test_as_of_drops_later_observations(dataset):
     assert early.rental_prices["date"].max() <= pd.Timestamp("2024-07-01")
     assert early.revenue["calendar_quarter_end"].max() <= pd.Timestamp("2024-07-01")
     assert len(early.accelerators) == len(dataset.accelerators)
+    assert early.provider_classes == dataset.provider_classes
     assert early.data_hash != dataset.data_hash
 
 
@@ -133,3 +135,18 @@ def test_vendor_groups_table(dataset):
     assert str(groups["share_model_order"].dtype) == "Int64"
     assert groups["source"].str.len().gt(0).all()
     assert set(dataset.accelerators["vendor"]) <= set(groups.index)
+
+
+def test_providers_table(dataset):
+    providers = dataset.providers.set_index("provider_or_index")
+    assert providers.index.is_unique
+    # One row per provider of the rental prices, and no other.
+    assert set(providers.index) == set(dataset.rental_prices["provider_or_index"])
+    assert set(providers["provider_class"]) <= {"hyperscaler", "neocloud", "marketplace",
+                                                 "index"}
+    classes = dataset.provider_classes
+    assert classes["Microsoft Azure (East US)"] == "hyperscaler"
+    assert classes["Lambda Labs"] == "neocloud"
+    assert classes["SemiAnalysis GPU rental price index (via secondary summaries)"] == "index"
+    # An unsure class says so in its notes.
+    assert "unsure" in providers.loc["Databricks", "notes"].lower()

@@ -180,3 +180,30 @@ def test_drop_file_with_byte_order_mark_is_recognised_by_its_header(split, tmp_p
     renamed.write_bytes(b"\xef\xbb\xbf" + (drop / REVENUE).read_bytes())
     (parsed,) = read_drop(renamed)
     assert parsed.schema.filename == REVENUE
+
+
+def test_a_price_of_a_new_provider_needs_its_class_in_the_drop(tmp_path):
+    base = tmp_path / "base"
+    shutil.copytree(DATA, base)
+    header, rows = _rows(DATA / "gpu_rental_prices.csv")
+    row = dict(rows[0], provider_or_index="Nebius", usd_per_chip_hour="2.10")
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    _write(drop / "gpu_rental_prices.csv", header, [row])
+    staging = tmp_path / "merged"
+    staging.mkdir()
+    with pytest.raises(DataValidationError) as caught:
+        merge_drop(base, read_drop(drop), staging)
+    (issue,) = caught.value.issues
+    assert (issue.file, issue.row, issue.column) == (str(drop / "gpu_rental_prices.csv"), 2,
+                                                     "provider_or_index")
+    # With its providers.csv row in the same drop the price merges and is classified.
+    provider_header, _ = _rows(DATA / "providers.csv")
+    _write(drop / "providers.csv", provider_header, [{
+        "provider_or_index": "Nebius", "provider_class": "neocloud",
+        "source": "https://nebius.com/prices", "confidence": "verified", "notes": "test row"}])
+    staging = tmp_path / "merged2"
+    staging.mkdir()
+    summary = merge_drop(base, read_drop(drop), staging)
+    assert summary.n_added == 2
+    assert load_dataset(staging, cache_dir=None).provider_classes["Nebius"] == "neocloud"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+
 import pandas as pd
 import pytest
 from data_files import edit_cell, issue_strings
@@ -174,6 +176,51 @@ def test_share_model_positions_run_from_one(data_copy):
         "vendor_groups.csv::share_model_order: the groups' positions must run 1..4 once each, "
         "got [1, 3, 4, 7]"
     ]
+
+
+# --------------------------------------------------------------------------- providers
+
+PROVIDERS = "providers.csv"
+
+
+def _provider_line(directory, name: str) -> int:
+    """The file line (header = 1) of ``name`` in providers.csv."""
+    with (directory / PROVIDERS).open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    return next(i + 1 for i, row in enumerate(rows) if row[0] == name)
+
+
+def test_unclassified_provider_is_one_line_naming_file_row_and_field(data_copy):
+    edit_cell(data_copy, "gpu_rental_prices.csv", 2, "provider_or_index", "Nebius")
+    assert issue_strings(data_copy) == [
+        "gpu_rental_prices.csv:2:provider_or_index: provider 'Nebius' is not in "
+        "providers.csv (every provider needs a provider_class there)"
+    ]
+    with pytest.raises(DataValidationError, match="gpu_rental_prices.csv:2:provider_or_index"):
+        load_dataset(data_copy, cache_dir=None)
+
+
+def test_provider_dropped_from_providers_csv_is_reported_at_each_price(data_copy):
+    path = data_copy / PROVIDERS
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    line = _provider_line(data_copy, "Oracle Cloud")
+    path.write_text("".join(lines[:line - 1] + lines[line:]), encoding="utf-8")
+    issues = validate_data_dir(data_copy)
+    assert len(issues) == 3  # the three Oracle Cloud prices
+    assert {(i.file, i.column) for i in issues} == {("gpu_rental_prices.csv",
+                                                      "provider_or_index")}
+    assert all("'Oracle Cloud' is not in providers.csv" in i.message for i in issues)
+
+
+def test_provider_class_is_a_fixed_vocabulary_and_a_provider_is_listed_once(data_copy):
+    line = _provider_line(data_copy, "RunPod")
+    edit_cell(data_copy, PROVIDERS, line, "provider_class", "gpu cloud")
+    edit_cell(data_copy, PROVIDERS, line + 1, "provider_or_index", "Paperspace")
+    strings = issue_strings(data_copy)
+    assert strings[0] == (f"providers.csv:{line}:provider_class: must be one of hyperscaler, "
+                          "neocloud, marketplace, index, got 'gpu cloud'")
+    assert strings[1].startswith(f"providers.csv:{line + 1}:provider_or_index: duplicate "
+                                 "observation (same provider_or_index as line")
 
 
 # --------------------------------------------------------------------------- dates and as-of
