@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
 
 REFERENCE_TYPE = "on-demand"
 LIST_TYPES = ("on-demand", "1-year commitment", "3-year commitment")
-#: Providers whose on-demand and commitment prices are published list prices. Neocloud
-#: on-demand prices (Lambda, RunPod, ...) move with the market and are not list prices.
+#: The ``provider_class`` (``data/providers.csv``) whose on-demand and commitment prices are
+#: published list prices. Other providers' prices (neoclouds such as Lambda or RunPod,
+#: marketplaces, indices) move with the market and are not list prices.
+LIST_PROVIDER_CLASS = "hyperscaler"
+#: Deprecated: the provider names the price model once read as hyperscalers. Used only by
+#: :func:`price_class` callers that pass no ``classes`` (not yet migrated to
+#: ``data/providers.csv``, which is the source of truth: on the shipped data the two agree,
+#: tests/models/price/test_provider_classes.py). Remove once every caller passes ``classes``.
 HYPERSCALER_PATTERN = r"Amazon|AWS|Google|GCP|Microsoft|Azure|Oracle"
 VENDORS = ("nvidia", "amd", "google", "aws", "other_custom", "other")
 DAYS_PER_YEAR = 365.25
@@ -34,10 +42,43 @@ def collapse_held_prices(prices: pd.DataFrame) -> pd.DataFrame:
     return kept.sort_values(["chip", "date"], kind="stable").reset_index(drop=True)
 
 
-def price_class(pricing_type: pd.Series, provider: pd.Series) -> np.ndarray:
-    """"list" for a hyperscaler's on-demand or commitment price, else "market"."""
-    hyperscaler = provider.str.contains(HYPERSCALER_PATTERN, regex=True)
-    return np.where(pricing_type.isin(LIST_TYPES) & hyperscaler, "list", "market")
+def price_class(pricing_type: pd.Series, provider: pd.Series,
+                classes: Mapping[str, str] | None = None) -> np.ndarray:
+    """"list" for a hyperscaler's on-demand or commitment price, else "market".
+
+    Parameters
+    ----------
+    pricing_type : pandas.Series
+        Each row's ``pricing_type``.
+    provider : pandas.Series
+        Each row's ``provider_or_index``.
+    classes : Mapping of str to str, optional
+        Provider name -> ``provider_class`` (``data/providers.csv``:
+        :attr:`Dataset.provider_classes <forecast.data.dataset.Dataset.provider_classes>`,
+        :attr:`PriceData.provider_classes`); a hyperscaler's list-type prices are list
+        prices. None is deprecated: the names are then read with
+        :data:`HYPERSCALER_PATTERN`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``"list"`` or ``"market"`` per row.
+
+    Raises
+    ------
+    ForecastError
+        If ``classes`` is given and lacks a provider of the rows.
+    """
+    if classes is None:
+        hyperscaler = provider.str.contains(HYPERSCALER_PATTERN, regex=True)
+    else:
+        missing = sorted(set(provider.astype(str)) - set(classes))
+        if missing:
+            raise ForecastError(f"no provider_class for provider(s) {', '.join(map(repr, missing))}"
+                                " (add them to data/providers.csv)")
+        hyperscaler = provider.astype(str).map(classes) == LIST_PROVIDER_CLASS
+    return np.where(pricing_type.isin(LIST_TYPES) & hyperscaler.to_numpy(bool), "list",
+                    "market")
 
 
 
@@ -55,10 +96,15 @@ class PriceData:
     quarters: pd.PeriodIndex
     #: The chips' catalogue rows (vendor group, release date, dense TFLOPS).
     catalogue: pd.DataFrame
+    #: Provider name -> ``provider_class`` (``data/providers.csv``), for :func:`price_class`.
+    provider_classes: Mapping[str, str] = field(default_factory=dict)
 
 
 def prepare_price_data(dataset: Dataset) -> PriceData:
-    """Observations with age, vendor, pricing class and quarter index; held prices collapsed."""
+    """Observations with age, vendor, provider and price class and quarter index; held prices
+    collapsed. Which providers' prices are list prices comes from the dataset's
+    ``providers`` table (``data/providers.csv``)."""
+    classes = dataset.provider_classes
     prices = collapse_held_prices(dataset.rental_prices)
     catalogue = dataset.accelerators.set_index("chip")
     frame = prices[["date", "chip", "provider_or_index", "pricing_type", "usd_per_chip_hour",
@@ -69,7 +115,9 @@ def prepare_price_data(dataset: Dataset) -> PriceData:
     # Quotes dated before the catalogue's release month (pre-orders, early access) are age 0.
     frame["age_years"] = np.maximum((frame["date"].to_numpy() - release)
                                     / np.timedelta64(1, "D") / DAYS_PER_YEAR, 0.0)
-    frame["price_class"] = price_class(frame["pricing_type"], frame["provider_or_index"])
+    frame["provider_class"] = frame["provider_or_index"].map(classes)
+    frame["price_class"] = price_class(frame["pricing_type"], frame["provider_or_index"],
+                                       classes)
     frame["log_price"] = np.log(frame["usd_per_chip_hour"])
     frame["quarter"] = frame["date"].dt.to_period("Q")
     # The cycle only loads on market prices, so it spans the quarters that have them: a window
@@ -85,6 +133,7 @@ def prepare_price_data(dataset: Dataset) -> PriceData:
         pricing_types=types,
         quarters=quarters,
         catalogue=dataset.accelerators[list(CATALOGUE_COLUMNS)].copy(),
+        provider_classes=classes,
     )
 
 

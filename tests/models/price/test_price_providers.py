@@ -1,0 +1,85 @@
+"""Which prices are list prices: the provider classes of data/providers.csv, read by the price
+model's data preparation (forecast.models.price.data)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import load_dataset
+from forecast.models.price.data import (
+    HYPERSCALER_PATTERN,
+    LIST_TYPES,
+    prepare_price_data,
+    price_class,
+)
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return load_dataset()
+
+
+def test_list_prices_are_the_hyperscalers_of_providers_csv(dataset):
+    data = prepare_price_data(dataset)
+    obs = data.observations
+    assert data.provider_classes == dataset.provider_classes
+    assert (obs["provider_class"] == obs["provider_or_index"].map(dataset.provider_classes)).all()
+    listed = obs["pricing_type"].isin(LIST_TYPES) & (obs["provider_class"] == "hyperscaler")
+    assert (obs["price_class"] == np.where(listed, "list", "market")).all()
+    assert obs["price_class"].value_counts().to_dict() == {"list": 84, "market": 49}
+
+
+def test_the_deprecated_name_pattern_agrees_with_the_file_on_the_shipped_data(dataset):
+    # Callers that pass no classes still read names with the old pattern: it must classify
+    # every shipped provider as providers.csv does until they pass the data's classes.
+    classes = dataset.provider_classes
+    names = pd.Series(sorted(classes))
+    by_pattern = names.str.contains(HYPERSCALER_PATTERN, regex=True)
+    assert by_pattern.tolist() == [classes[name] == "hyperscaler" for name in names]
+    prices = dataset.rental_prices
+    types = prices["pricing_type"].astype(str)
+    assert (price_class(types, prices["provider_or_index"])
+            == price_class(types, prices["provider_or_index"], classes)).all()
+
+
+def test_another_provider_class_changes_the_price_class(dataset):
+    # Oracle Cloud's on-demand prices are list prices while it is a hyperscaler...
+    oracle = "Oracle Cloud"
+    assert dataset.provider_classes[oracle] == "hyperscaler"
+    before = prepare_price_data(dataset).observations
+    rows = before["provider_or_index"] == oracle
+    assert rows.sum() == 3 and (before.loc[rows, "price_class"] == "list").all()
+    # ... and market prices once the data class it as a neocloud; no other row moves.
+    providers = dataset.providers.copy()
+    providers.loc[providers["provider_or_index"] == oracle, "provider_class"] = "neocloud"
+    after = prepare_price_data(dataclasses.replace(dataset, providers=providers)).observations
+    assert (after.loc[rows, "price_class"] == "market").all()
+    assert (after.loc[~rows, "price_class"] == before.loc[~rows, "price_class"]).all()
+    # A neocloud classed as a hyperscaler has its on-demand prices read as list prices.
+    providers = dataset.providers.copy()
+    providers.loc[providers["provider_or_index"] == "Lambda Labs", "provider_class"] = (
+        "hyperscaler")
+    lambda_rows = before["provider_or_index"] == "Lambda Labs"
+    moved = prepare_price_data(dataclasses.replace(dataset, providers=providers)).observations
+    assert (before.loc[lambda_rows, "price_class"] == "market").all()
+    assert (moved.loc[lambda_rows, "price_class"] == "list").all()
+
+
+def test_price_class_by_hand():
+    types = pd.Series(["on-demand", "on-demand", "3-year commitment", "spot", "on-demand"])
+    providers = pd.Series(["Neo", "Big", "Big", "Big", "Index"])
+    classes = {"Neo": "neocloud", "Big": "hyperscaler", "Index": "index"}
+    assert price_class(types, providers, classes).tolist() == ["market", "list", "list",
+                                                               "market", "market"]
+
+
+def test_a_provider_without_a_class_is_an_error():
+    types = pd.Series(["on-demand", "on-demand"])
+    providers = pd.Series(["Big", "Nebius"])
+    with pytest.raises(ForecastError, match="no provider_class for provider.s. 'Nebius'"):
+        price_class(types, providers, {"Big": "hyperscaler"})
