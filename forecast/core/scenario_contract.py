@@ -3,7 +3,8 @@
 A scenario file is validated by :mod:`forecast.scenarios`, which may import only this core
 layer; the names it is validated against are used by the layers above it (the forecast's
 outputs in :mod:`forecast.pipeline.simulate`, the inputs read there and in
-:mod:`forecast.economics.cost_paths`, the priors of each model's ``DEFAULT_PRIORS``). They are
+:mod:`forecast.economics.cost_paths`, the priors of each model's ``DEFAULT_PRIORS``, the
+readings of statements the market model uses and the settings the cost paths read). They are
 listed here once, so that ``scenarios validate`` rejects every file ``forecast`` would reject
 for them. ``tests/scenarios/test_contract.py`` holds each list equal to the code that uses it:
 a model gaining a prior, or the forecast a new input or output, fails that test until the list
@@ -17,11 +18,15 @@ from typing import Final
 __all__ = [
     "FORECAST_METRICS",
     "MODEL_PRIORS",
+    "NUMBER_READING",
     "PRICED_CHIPS",
     "PRIOR_DISTRIBUTIONS",
     "QUARTER_INPUTS",
     "RATIO_METRICS",
+    "READING_UNIT",
     "REQUIRED_INPUTS",
+    "REQUIRED_READINGS",
+    "SETTINGS",
     "THESIS_METRICS",
     "VENDOR_METRICS",
 ]
@@ -96,3 +101,21 @@ REQUIRED_INPUTS: Final = (
     "trainium_fleet_growth_per_year",
     "trainium_utilisation",
 )
+
+#: ``[readings.<key>]``: how the market model reads Amazon's run-rate statements
+#: (``data/aws_custom_silicon.csv``). The reading of a stated number has this key and gives
+#: its bounds as factors of the number (``lower_factor``, ``upper_factor``); every other key
+#: is a phrase the data use instead of a number, read as ``lower``-``upper`` in
+#: :data:`READING_UNIT`.
+NUMBER_READING: Final = "stated_number"
+#: The unit of a phrase's reading: the market model bounds a year's spend in USD billions.
+READING_UNIT: Final = "USD billions per year"
+#: The readings a forecast needs: a stated number's, and each phrase the run-rate statements
+#: of the shipped data use (the market model skips a statement it has no reading for).
+REQUIRED_READINGS: Final = ("several billion", NUMBER_READING)
+
+#: ``[settings.<name>]``: values a forecast reads from the scenario without sampling them
+#: (a new sampled input would change every other input's draws), each with its unit: the
+#: quarters a new chip takes to ramp to full supply in the cost paths
+#: (:func:`forecast.economics.offers.best_offer`).
+SETTINGS: Final[dict[str, str]] = {"new_chip_ramp_quarters": "quarters"}

@@ -2,13 +2,20 @@
 
 Parsing checks what one file says on its own (thesis metrics, prior names); the inputs a
 forecast reads can come from any file of an ``extends`` chain, so they are checked on the
-merged :class:`~forecast.scenarios.scenario.Scenario`. The names are
-:data:`forecast.core.scenario_contract.REQUIRED_INPUTS`.
+merged :class:`~forecast.scenarios.scenario.Scenario`, and so are the readings and settings it
+needs. The names are :data:`forecast.core.scenario_contract.REQUIRED_INPUTS`,
+:data:`~forecast.core.scenario_contract.REQUIRED_READINGS` and
+:data:`~forecast.core.scenario_contract.SETTINGS`.
 """
 
 from __future__ import annotations
 
-from forecast.core.scenario_contract import QUARTER_INPUTS, REQUIRED_INPUTS
+from forecast.core.scenario_contract import (
+    QUARTER_INPUTS,
+    REQUIRED_INPUTS,
+    REQUIRED_READINGS,
+    SETTINGS,
+)
 from forecast.scenarios.locations import Where, display
 from forecast.scenarios.scenario import Scenario
 
@@ -16,7 +23,8 @@ __all__ = ["check_forecast_inputs"]
 
 
 def check_forecast_inputs(scenario: Scenario) -> None:
-    """Raise unless the scenario has every input a forecast reads, each of its kind.
+    """Raise unless the scenario has every input a forecast reads, each of its kind, and every
+    reading and setting it needs.
 
     Parameters
     ----------
@@ -26,8 +34,8 @@ def check_forecast_inputs(scenario: Scenario) -> None:
     Raises
     ------
     ScenarioError
-        Naming the missing inputs, or an input whose kind (launch quarter or number) is not
-        the one the forecast reads, at the scenario's file.
+        Naming the missing inputs, readings or settings, or an input whose kind (launch
+        quarter or number) is not the one the forecast reads, at the scenario's file.
     """
     where = Where(display(scenario.path)).child("inputs")
     missing = [name for name in REQUIRED_INPUTS if name not in scenario.inputs]
@@ -42,3 +50,19 @@ def check_forecast_inputs(scenario: Scenario) -> None:
                                           'dist = "quarter" with quarter labels')
         if name not in QUARTER_INPUTS and is_quarter:
             raise where.child(name).error("the forecast reads a number here, not a quarter")
+    _check_fixed(scenario)
+
+
+def _check_fixed(scenario: Scenario) -> None:
+    """Every reading and setting the forecast needs is set somewhere in the chain."""
+    root = Where(display(scenario.path))
+    missing = [name for name in REQUIRED_READINGS if name not in scenario.readings]
+    if missing:
+        raise root.child("readings").error(
+            f"missing reading(s) the forecast uses: {', '.join(missing)} (set them here or in "
+            "a scenario this one extends)")
+    missing = [name for name in SETTINGS if name not in scenario.settings]
+    if missing:
+        raise root.child("settings").error(
+            f"missing setting(s) the forecast reads: {', '.join(missing)} (set them here or "
+            "in a scenario this one extends)")

@@ -7,7 +7,9 @@ A file may ``extends`` another scenario of the same directory and override parts
 - ``[priors.<model>]`` tables merge key by key;
 - theses merge by name (a child thesis replaces the parent's of the same name);
 - ``[chip_prices]`` merges key by key;
-- ``[[correlations]]`` merge by unordered input pair (the child's rho replaces the parent's).
+- ``[[correlations]]`` merge by unordered input pair (the child's rho replaces the parent's);
+- ``[readings]`` and ``[settings]`` merge by key (a child's entry replaces the parent's
+  wholesale).
 
 Cross-references (chip prices and correlations naming inputs, the correlation matrix, thesis
 periods within the horizon) are checked on the merged result.
@@ -24,6 +26,7 @@ from forecast.scenarios.copula import copula_matrix
 from forecast.scenarios.distributions import InputSpec
 from forecast.scenarios.locations import MAX_NAME_LENGTH, NAME_PATTERN, Where, display, fmt
 from forecast.scenarios.parsing import Layer, parse_layer
+from forecast.scenarios.readings import Reading, Setting
 from forecast.scenarios.scenario import Scenario
 from forecast.scenarios.theses import ThesisSpec
 
@@ -145,6 +148,8 @@ def merge(layers: list[Layer]) -> Scenario:
         chip_prices={chip: target for chip, (target, _) in merged.chip_prices.items()},
         priors=merged.priors,
         theses={name: thesis for name, (thesis, _) in merged.theses.items()},
+        readings=merged.readings,
+        settings=merged.settings,
         path=leaf.path,
         extends=leaf.extends,
         lineage=tuple(layer.name for layer in layers[1:]),
@@ -160,6 +165,8 @@ def _merge_sections(layers: list[Layer]) -> Layer:
     correlations: dict[tuple[str, str], tuple[float, Where]] = {}
     priors: dict[str, dict[str, InputSpec]] = {}
     theses: dict[str, tuple[ThesisSpec, Where]] = {}
+    readings: dict[str, Reading] = {}
+    settings: dict[str, Setting] = {}
     for layer in reversed(layers):
         metadata.update(layer.metadata)
         inputs.update(layer.inputs)
@@ -168,6 +175,8 @@ def _merge_sections(layers: list[Layer]) -> Layer:
         for model, specs in layer.priors.items():
             priors.setdefault(model, {}).update(specs)
         theses.update(layer.theses)
+        readings.update(layer.readings)
+        settings.update(layer.settings)
     return Layer(
         path=leaf.path,
         where=leaf.where,
@@ -179,6 +188,8 @@ def _merge_sections(layers: list[Layer]) -> Layer:
         correlations=correlations,
         priors=priors,
         theses=theses,
+        readings=readings,
+        settings=settings,
     )
 
 

@@ -29,6 +29,7 @@ from forecast.scenarios.locations import (
     expect_table,
     fmt,
 )
+from forecast.scenarios.readings import Reading, Setting, parse_readings, parse_settings
 from forecast.scenarios.theses import ThesisSpec, parse_thesis
 
 #: Models whose priors a scenario may override (``[priors.<model>]``).
@@ -39,7 +40,8 @@ MAX_FILE_BYTES = 1_000_000
 #: ``priors.<model>.<key>.<parameter>``, ``inputs.<name>.values[i]``).
 MAX_NESTING = 10
 
-_TOP_LEVEL_KEYS = ("scenario", "inputs", "chip_prices", "correlations", "priors", "theses")
+_TOP_LEVEL_KEYS = ("scenario", "inputs", "chip_prices", "correlations", "priors", "readings",
+                   "settings", "theses")
 _SCENARIO_KEYS = ("name", "description", "extends", "horizon", "draws", "seed")
 _CORRELATION_KEYS = ("inputs", "rho")
 _HORIZON_RANGE = (2000, 2100)
@@ -64,6 +66,8 @@ class Layer:
     correlations: dict[tuple[str, str], tuple[float, Where]]
     priors: dict[str, dict[str, InputSpec]]
     theses: dict[str, tuple[ThesisSpec, Where]]
+    readings: dict[str, Reading]
+    settings: dict[str, Setting]
 
 
 def read_toml(path: Path, where: Where) -> dict[str, Any]:
@@ -133,6 +137,8 @@ def parse_layer(path: Path) -> Layer:
         document.get("correlations", []), root.child("correlations")
     )
     priors = _parse_priors(document.get("priors", {}), root.child("priors"))
+    readings = parse_readings(document.get("readings", {}), root.child("readings"))
+    settings = parse_settings(document.get("settings", {}), root.child("settings"))
     theses = _parse_theses(document.get("theses", {}), root.child("theses"))
     return Layer(
         path=path,
@@ -145,6 +151,8 @@ def parse_layer(path: Path) -> Layer:
         correlations=correlations,
         priors=priors,
         theses=theses,
+        readings=readings,
+        settings=settings,
     )
 
 

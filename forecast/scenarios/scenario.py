@@ -2,8 +2,8 @@
 
 A scenario is a TOML file in ``scenarios/`` naming the assumptions a forecast runs under (see
 :mod:`forecast.scenarios`). Files are read by :mod:`forecast.scenarios.loading`; this module
-holds the result: the inputs, correlations, priors and theses, with joint sampling of the
-inputs (:meth:`Scenario.sample`) and their presentation.
+holds the result: the inputs, correlations, priors, readings, settings and theses, with joint
+sampling of the inputs (:meth:`Scenario.sample`) and their presentation.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import pandas as pd
 from forecast.core.errors import ScenarioError
 from forecast.scenarios.copula import SAMPLING_METHODS, copula_matrix, correlated_uniforms
 from forecast.scenarios.distributions import InputSpec, inverse_cdfs
+from forecast.scenarios.locations import display
+from forecast.scenarios.readings import Reading, Setting
 from forecast.scenarios.theses import ThesisSpec
 
 __all__ = ["Scenario"]
@@ -53,6 +55,11 @@ class Scenario:
         Model name -> parameter -> prior distribution.
     theses : dict of str to ThesisSpec
         Theses by name.
+    readings : dict of str to Reading
+        How statements are read (``[readings]``): a phrase, or ``stated_number``, -> bounds.
+    settings : dict of str to Setting
+        Values the forecast reads as they are (``[settings]``), e.g.
+        ``new_chip_ramp_quarters``; see :meth:`setting`.
     path : pathlib.Path
         The scenario file.
     extends : str or None
@@ -73,6 +80,8 @@ class Scenario:
     chip_prices: dict[str, str] = field(default_factory=dict)
     priors: dict[str, dict[str, InputSpec]] = field(default_factory=dict)
     theses: dict[str, ThesisSpec] = field(default_factory=dict)
+    readings: dict[str, Reading] = field(default_factory=dict)
+    settings: dict[str, Setting] = field(default_factory=dict)
     path: Path = field(default=Path(), compare=False)
     extends: str | None = None
     lineage: tuple[str, ...] = ()
@@ -96,6 +105,19 @@ class Scenario:
     def prior(self, model: str, key: str) -> InputSpec | None:
         """The scenario's prior override for ``model.key``, or None if it sets none."""
         return self.priors.get(model, {}).get(key)
+
+    def setting(self, name: str) -> int:
+        """The value of the ``[settings.<name>]`` table.
+
+        Raises
+        ------
+        ScenarioError
+            If the scenario (and every scenario it extends) sets no such setting.
+        """
+        if name not in self.settings:
+            raise ScenarioError(f"{display(self.path)}: settings: {name}: not set (set it "
+                                "here or in a scenario this one extends)")
+        return self.settings[name].value
 
     # ---------------------------------------------------------------- sampling
 
@@ -184,6 +206,23 @@ class Scenario:
             )
         return pd.DataFrame(rows)
 
+    def settings_table(self) -> pd.DataFrame:
+        """One row per reading and setting (the fixed, not sampled, assumptions).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``kind`` (``reading`` or ``setting``), ``name``, ``summary`` (the value
+            with its unit), ``unit`` and ``rationale``.
+        """
+        rows = [{"kind": "reading", "name": name, "summary": reading.summary(),
+                 "unit": reading.unit, "rationale": reading.rationale}
+                for name, reading in self.readings.items()]
+        rows += [{"kind": "setting", "name": name, "summary": setting.summary(),
+                  "unit": setting.unit, "rationale": setting.rationale}
+                 for name, setting in self.settings.items()]
+        return pd.DataFrame(rows, columns=["kind", "name", "summary", "unit", "rationale"])
+
     def to_dict(self) -> dict[str, Any]:
         """The merged scenario as plain JSON-able data (what a fit records)."""
         return {
@@ -204,6 +243,8 @@ class Scenario:
                 for model, specs in self.priors.items()
             },
             "theses": {name: thesis.to_dict() for name, thesis in self.theses.items()},
+            "readings": {name: reading.to_dict() for name, reading in self.readings.items()},
+            "settings": {name: setting.to_dict() for name, setting in self.settings.items()},
         }
 
     def digest(self) -> str:
