@@ -15,6 +15,7 @@ import pandas as pd
 
 from forecast.core.calendar import quarter_label
 from forecast.core.errors import FitError, ForecastError
+from forecast.core.scenario_contract import NUMBER_READING
 
 #: Vendor groups of the forecast output (``custom`` is split into google / other_custom).
 VENDORS: tuple[str, ...] = ("nvidia", "amd", "google", "other_custom", "aws")
@@ -36,9 +37,13 @@ FORECAST_SERIES: tuple[str, ...] = (
 )
 
 #: How qualitative statements in ``aws_custom_silicon.csv`` are read, in USD billions per
-#: year: "several" is more than a couple and fewer than ten. The default of
-#: :func:`prepare_market_data`'s ``qualitative`` argument.
+#: year, when no scenario says: the default of :func:`prepare_market_data`'s ``qualitative``
+#: argument, for notebooks. A forecast reads the scenario's ``[readings."<phrase>"]`` tables
+#: instead (``scenarios/base.toml`` has this reading, with its rationale).
 QUALITATIVE_BILLIONS: dict[str, tuple[float, float]] = {"several billion": (2.0, 9.0)}
+#: How a stated number is read when no scenario says: (lower, upper) factors of it, the
+#: default of ``number_factors``. A forecast reads the scenario's ``[readings.stated_number]``.
+STATED_NUMBER_FACTORS: tuple[float, float] = (0.8, 1.2)
 
 #: Columns of the ``censored`` frame.
 CENSORED_COLUMNS = ["kind", "group", "quarters", "lower", "upper", "label"]
@@ -62,9 +67,45 @@ def observed_series(dataset: Any, name: str) -> pd.DataFrame:
     })
 
 
+def statement_readings(scenario: Any = None
+                       ) -> tuple[dict[str, tuple[float, float]], tuple[float, float]]:
+    """How a scenario reads Amazon's run-rate statements: phrases and a stated number.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with ``readings`` (name -> an object with ``lower`` and ``upper``): each
+        phrase's bounds in USD billions a year, and under ``"stated_number"`` the factors
+        of a stated number. None, or an object without ``readings``, gives the documented
+        defaults :data:`QUALITATIVE_BILLIONS` and :data:`STATED_NUMBER_FACTORS`.
+
+    Returns
+    -------
+    tuple
+        ``(phrase -> (lower, upper), (lower_factor, upper_factor))``.
+
+    Raises
+    ------
+    ForecastError
+        If the scenario has readings but none of a stated number.
+    """
+    readings = getattr(scenario, "readings", None)
+    if readings is None:
+        return dict(QUALITATIVE_BILLIONS), STATED_NUMBER_FACTORS
+    if NUMBER_READING not in readings:
+        raise ForecastError(f"scenario {getattr(scenario, 'name', '?')!r} has no "
+                            f"[readings.{NUMBER_READING}]: the market model cannot read a "
+                            "stated run rate")
+    number = readings[NUMBER_READING]
+    phrases = {name: (float(reading.lower), float(reading.upper))
+               for name, reading in readings.items() if name != NUMBER_READING}
+    return phrases, (float(number.lower), float(number.upper))
+
+
 def prepare_market_data(
     dataset: Any,
     qualitative: Mapping[str, tuple[float, float]] = QUALITATIVE_BILLIONS,
+    number_factors: tuple[float, float] = STATED_NUMBER_FACTORS,
 ) -> dict[str, pd.DataFrame]:
     """The frames the model fits: ``observations``, ``censored``, ``volumes``.
 
@@ -74,7 +115,10 @@ def prepare_market_data(
         A :class:`~forecast.data.dataset.Dataset` (cut with ``as_of`` for a backtest).
     qualitative
         Reading of qualitative statements (``"several billion"``) as USD bn a year:
-        phrase -> (lower, upper).
+        phrase -> (lower, upper). Default: :data:`QUALITATIVE_BILLIONS`.
+    number_factors
+        Reading of a stated number: (lower, upper) factors of it. Default:
+        :data:`STATED_NUMBER_FACTORS`.
 
     Returns
     -------
@@ -95,7 +139,7 @@ def prepare_market_data(
         raise FitError("market model: no NVIDIA Data Center revenue in the data (needed as "
                        "the anchor series)")
     censored = (instinct_lower_bounds(dataset.revenue)
-                + trainium_run_rates(dataset.aws_custom_silicon, qualitative))
+                + trainium_run_rates(dataset.aws_custom_silicon, qualitative, number_factors))
     return {"observations": observations,
             "censored": pd.DataFrame(censored, columns=CENSORED_COLUMNS),
             "volumes": trainium2_volumes(dataset.volumes)}
@@ -119,13 +163,15 @@ def instinct_lower_bounds(revenue: pd.DataFrame) -> list[dict[str, Any]]:
     return bounds
 
 
-def trainium_run_rates(silicon: pd.DataFrame, qualitative: Mapping[str, tuple[float, float]]
+def trainium_run_rates(silicon: pd.DataFrame, qualitative: Mapping[str, tuple[float, float]],
+                       number_factors: tuple[float, float] = STATED_NUMBER_FACTORS
                        ) -> list[dict[str, Any]]:
     """Amazon's annualised Trainium run-rate statements as intervals on one quarter's spend.
 
     A phrase in ``qualitative`` gives its (lower, upper) USD bn a year; a number is read
-    as +-20% around it; other statements are skipped.
+    as ``number_factors`` times it (default +-20%); other statements are skipped.
     """
+    low_factor, high_factor = number_factors
     statements = silicon[silicon["metric"].str.startswith("Trainium business size")
                          & (silicon["unit"] == "USD/year (annualized)")]
     bounds = []
@@ -133,8 +179,8 @@ def trainium_run_rates(silicon: pd.DataFrame, qualitative: Mapping[str, tuple[fl
         qualifier = str(row.value_qualifier).strip()
         if qualifier in qualitative:
             low, high = qualitative[qualifier]
-        elif row.value == row.value:  # a number: +-20% around it
-            low, high = 0.8 * row.value / 1e9, 1.2 * row.value / 1e9
+        elif row.value == row.value:  # a number: the factors around it
+            low, high = low_factor * row.value / 1e9, high_factor * row.value / 1e9
         else:
             continue
         # An annualised run rate stated on a date describes the last quarter completed by

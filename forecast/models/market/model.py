@@ -18,9 +18,9 @@ from forecast.models.market.builder import (
 )
 from forecast.models.market.data import (
     FORECAST_SERIES,
-    QUALITATIVE_BILLIONS,
     market_timeline,
     prepare_market_data,
+    statement_readings,
 )
 from forecast.models.market.fitted import FittedMarket
 from forecast.models.priors import prior_data
@@ -72,12 +72,16 @@ class MarketModel(BayesianModel):
             priors["ceiling"] = ceiling_prior(inputs[CEILING_INPUT])
         return priors
 
-    def prepare(self, dataset: Any, scenario: Any = None,
-                qualitative: Mapping[str, tuple[float, float]] = QUALITATIVE_BILLIONS
-                ) -> dict[str, pd.DataFrame]:
-        """Observed series, censored statements and Trainium2 volumes of ``dataset`` (the
-        scenario does not matter); see :func:`prepare_market_data`."""
-        return prepare_market_data(dataset, qualitative)
+    def prepare(self, dataset: Any, scenario: Any = None) -> dict[str, pd.DataFrame]:
+        """Observed series, censored statements and Trainium2 volumes of ``dataset``; see
+        :func:`prepare_market_data`.
+
+        Amazon's run-rate statements are read as the scenario's ``[readings]`` say
+        (:func:`~forecast.models.market.data.statement_readings`); with ``scenario=None``
+        (notebooks) as the documented defaults ``QUALITATIVE_BILLIONS`` and
+        ``STATED_NUMBER_FACTORS``."""
+        qualitative, number_factors = statement_readings(scenario)
+        return prepare_market_data(dataset, qualitative, number_factors)
 
     def check_inputs(self, inputs: Mapping[str, pd.DataFrame]) -> None:
         market_timeline(inputs)  # the anchor series, present and gap-free

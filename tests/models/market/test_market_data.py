@@ -3,11 +3,15 @@ small hand-made frames."""
 
 from __future__ import annotations
 
+import shutil
+import textwrap
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.core.errors import FitError
+from forecast.core.errors import FitError, ForecastError
 from forecast.data.dataset import load_dataset
 from forecast.models.market import (
     QUALITATIVE_BILLIONS,
@@ -15,7 +19,14 @@ from forecast.models.market import (
     observed_series,
     prepare_market_data,
 )
-from forecast.models.market.data import trainium2_volumes, trainium_run_rates
+from forecast.models.market.data import (
+    STATED_NUMBER_FACTORS,
+    statement_readings,
+    trainium2_volumes,
+    trainium_run_rates,
+)
+from forecast.models.market.model import MarketModel
+from forecast.scenarios import DEFAULT_SCENARIOS_DIR, load_scenario
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +108,70 @@ def test_timeline_is_the_gap_free_anchor_series() -> None:
         market_timeline({"observations": rows.drop(index=1)})
     with pytest.raises(FitError, match="no NVIDIA"):
         market_timeline({"observations": rows.iloc[3:]})
+
+
+# --------------------------------------------------------------------------- scenario readings
+
+
+def _child_of_base(tmp_path, body: str):
+    """A scenario extending a copy of the shipped base, with ``body`` added."""
+    shutil.copy(DEFAULT_SCENARIOS_DIR / "base.toml", tmp_path / "base.toml")
+    (tmp_path / "mine.toml").write_text(textwrap.dedent("""\
+        [scenario]
+        name = "mine"
+        extends = "base"
+        """) + textwrap.dedent(body), encoding="utf-8")
+    return load_scenario("mine", tmp_path)
+
+
+def test_shipped_scenarios_read_statements_as_the_defaults(dataset) -> None:
+    default = MarketModel().prepare(dataset)["censored"]
+    for name in ("base", "bull", "bear"):
+        prepared = MarketModel().prepare(dataset, load_scenario(name))["censored"]
+        pd.testing.assert_frame_equal(prepared, default)
+    assert statement_readings(load_scenario("base")) == (QUALITATIVE_BILLIONS,
+                                                         STATED_NUMBER_FACTORS)
+
+
+def test_a_scenario_reading_several_billion_as_3_to_7_moves_the_bounds(dataset,
+                                                                       tmp_path) -> None:
+    scenario = _child_of_base(tmp_path, """
+        [readings."several billion"]
+        lower = 3.0
+        upper = 7.0
+        unit = "USD billions per year"
+        rationale = "test"
+        """)
+    censored = MarketModel().prepare(dataset, scenario)["censored"].set_index("group")
+    aws = censored.loc["aws"]
+    assert aws["quarters"] == "2025Q3"
+    assert [aws["lower"], aws["upper"]] == pytest.approx([0.75, 1.75])  # a quarter of 3-7
+    assert censored.loc["amd", "lower"] == pytest.approx(5.0)  # the other bound stays
+
+
+def test_a_scenario_reading_a_stated_number(tmp_path) -> None:
+    scenario = _child_of_base(tmp_path, """
+        [readings.stated_number]
+        lower_factor = 0.5
+        upper_factor = 1.5
+        rationale = "test"
+        """)
+    qualitative, factors = statement_readings(scenario)
+    assert factors == (0.5, 1.5) and qualitative == QUALITATIVE_BILLIONS
+    silicon = pd.DataFrame({"date": pd.to_datetime(["2025-06-30"]),
+                            "metric": ["Trainium business size (a)"],
+                            "unit": ["USD/year (annualized)"], "value": [4e9],
+                            "value_qualifier": ["="]})
+    (row,) = trainium_run_rates(silicon, qualitative, factors)
+    assert [row["lower"], row["upper"]] == pytest.approx([0.5, 1.5])  # (0.5-1.5) x 4 / 4
+
+
+def test_readings_without_a_scenario_and_with_a_partial_one() -> None:
+    assert statement_readings(None) == (QUALITATIVE_BILLIONS, STATED_NUMBER_FACTORS)
+    # A duck-typed stand-in without readings reads as the defaults too.
+    assert statement_readings(SimpleNamespace(priors={})) == (QUALITATIVE_BILLIONS,
+                                                              STATED_NUMBER_FACTORS)
+    partial = SimpleNamespace(name="partial", readings={
+        "several billion": SimpleNamespace(lower=1.0, upper=2.0)})
+    with pytest.raises(ForecastError, match=r"'partial' has no \[readings.stated_number\]"):
+        statement_readings(partial)
