@@ -29,7 +29,7 @@ import pandas as pd
 
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
-from forecast.economics.offers import DEFAULT_RAMP_QUARTERS, best_offer
+from forecast.economics.offers import DEFAULT_RAMP_QUARTERS, best_offer, ramp_quarters_of
 from forecast.economics.pricing import (
     DEFAULT_MC_DRAWS,
     DEFAULT_POINT_SPREAD,
@@ -155,7 +155,7 @@ def historical_costs(
     draws: int = DEFAULT_MC_DRAWS,
     seed: int = 0,
     point_spread: float = DEFAULT_POINT_SPREAD,
-    ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
+    ramp_quarters: int | None = None,
 ) -> pd.DataFrame:
     """Cost per effective PFLOP-hour ``k_v(t)`` per covered vendor and quarter (module doc).
 
@@ -168,13 +168,17 @@ def historical_costs(
     draws, seed, point_spread
         Of the unit-price draws whose medians are the capex (:func:`chip_capex`).
     ramp_quarters
-        Quarters a new chip takes to ramp (:func:`~forecast.economics.offers.best_offer`).
+        Quarters a new chip takes to ramp (:func:`~forecast.economics.offers.best_offer`);
+        None: the scenario's ``new_chip_ramp_quarters`` setting
+        (:func:`~forecast.economics.offers.ramp_quarters_of`).
 
     Returns
     -------
     pandas.DataFrame
         Index ``quarter`` (labels), one column per vendor, USD per effective PFLOP-hour.
     """
+    if ramp_quarters is None:
+        ramp_quarters = ramp_quarters_of(scenario)
     vendors = share_vendors(dataset)
     periods = pd.PeriodIndex(list(quarters), freq="Q")
     years = sorted({int(p.year) for p in periods})

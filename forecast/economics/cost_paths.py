@@ -195,7 +195,10 @@ def scenario_cost_paths(
         :data:`UNWIRED_CHIP_PRICES` (the shipped scenarios' table) until every caller passes
         its own.
     ramp_quarters
-        Quarters a new chip takes to ramp (:func:`~forecast.economics.offers.best_offer`).
+        Quarters a new chip takes to ramp (:func:`~forecast.economics.offers.best_offer`): the
+        scenario's ``new_chip_ramp_quarters`` setting
+        (:func:`~forecast.economics.offers.ramp_quarters_of`); the default
+        :data:`~forecast.economics.offers.DEFAULT_RAMP_QUARTERS` is for callers without one.
 
     Returns
     -------

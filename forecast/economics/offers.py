@@ -7,7 +7,7 @@ its offer is blended with the vendor's best fully ramped chip (see :func:`best_o
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -23,12 +23,44 @@ from forecast.economics.checks import (
     require_unique_chips,
 )
 
-__all__ = ["DEFAULT_RAMP_QUARTERS", "best_offer", "release_quarter_indices", "vendor_offers"]
+__all__ = ["DEFAULT_RAMP_QUARTERS", "RAMP_SETTING", "best_offer", "ramp_quarters_of",
+           "release_quarter_indices", "vendor_offers"]
 
-#: Quarters a new chip takes to ramp to full supply: an assumption (a launch quarter and the
-#: next one at partial supply), used wherever a caller gives no ramp of its own. Scenario files
-#: cannot set it yet (their parser has no setting for it; an input would change every draw).
+#: The scenario setting giving the quarters a new chip takes to ramp to full supply
+#: (``[settings.new_chip_ramp_quarters]``, with its rationale, in ``scenarios/base.toml``).
+RAMP_SETTING: Final = "new_chip_ramp_quarters"
+#: The documented default ramp for callers without a scenario (notebooks, the pure functions
+#: below): the shipped scenarios' setting (a launch quarter and the next one at partial
+#: supply). Callers with a scenario take its setting (:func:`ramp_quarters_of`).
 DEFAULT_RAMP_QUARTERS: Final = 2
+
+
+def ramp_quarters_of(scenario: Any) -> int:
+    """The quarters a new chip takes to ramp under ``scenario``.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with ``settings`` (name -> an object with ``value``), or None. None, or an
+        object without ``settings`` (a duck-typed stand-in), gives
+        :data:`DEFAULT_RAMP_QUARTERS`.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ForecastError
+        If the scenario has settings but not :data:`RAMP_SETTING`.
+    """
+    settings = getattr(scenario, "settings", None)
+    if settings is None:
+        return DEFAULT_RAMP_QUARTERS
+    if RAMP_SETTING not in settings:
+        raise ForecastError(f"scenario {getattr(scenario, 'name', '?')!r} has no "
+                            f"[settings.{RAMP_SETTING}]")
+    return int(settings[RAMP_SETTING].value)
 
 
 def release_quarter_indices(accelerators: pd.DataFrame) -> npt.NDArray[np.float64]:

@@ -35,7 +35,7 @@ from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
 from forecast.economics.chip_costs import COST_BASIS, cost_basis, historical_costs
 from forecast.economics.dollars import sample_vendor_dollars
-from forecast.economics.offers import DEFAULT_RAMP_QUARTERS
+from forecast.economics.offers import ramp_quarters_of
 from forecast.economics.pricing import DEFAULT_MC_DRAWS, DEFAULT_POINT_SPREAD
 from forecast.economics.vendors import share_vendors
 
@@ -133,7 +133,7 @@ def share_inputs(
     draws: int = DEFAULT_MC_DRAWS,
     seed: int = 0,
     point_spread: float = DEFAULT_POINT_SPREAD,
-    ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
+    ramp_quarters: int | None = None,
 ) -> ShareData:
     """The arrays the share model needs: log-ratio moments per quarter and log costs.
 
@@ -147,13 +147,16 @@ def share_inputs(
     draws, seed, point_spread
         Of the Monte Carlo dollars and unit prices.
     ramp_quarters
-        Quarters a new chip takes to ramp in the cost covariate.
+        Quarters a new chip takes to ramp in the cost covariate; None: the scenario's
+        ``new_chip_ramp_quarters`` setting (:func:`~forecast.economics.offers.ramp_quarters_of`).
 
     Returns
     -------
     ShareData
         Log-ratio moments, observation flags and log costs of the fit window.
     """
+    if ramp_quarters is None:
+        ramp_quarters = ramp_quarters_of(scenario)
     vendors = share_vendors(dataset)
     dollars = sample_vendor_dollars(dataset, draws, seed, point_spread)
     mean, cov, observed = _alr_moments(dollars)
@@ -179,7 +182,7 @@ def observed_shares(
     seed: int = 0,
     complete_only: bool = True,
     point_spread: float = DEFAULT_POINT_SPREAD,
-    ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
+    ramp_quarters: int | None = None,
 ) -> pd.DataFrame:
     """Derived dollar shares per quarter and vendor, with their Monte Carlo uncertainty.
 
@@ -195,7 +198,8 @@ def observed_shares(
     point_spread
         See :func:`~forecast.economics.pricing.pricing_rules`.
     ramp_quarters
-        Quarters a new chip takes to ramp in the cost covariate.
+        Quarters a new chip takes to ramp in the cost covariate; None: the scenario's
+        ``new_chip_ramp_quarters`` setting (:func:`~forecast.economics.offers.ramp_quarters_of`).
 
     Returns
     -------
@@ -204,6 +208,8 @@ def observed_shares(
         billions), ``vendors_observed`` and ``cost_per_pflop_hour`` (USD per effective
         PFLOP-hour, the model covariate).
     """
+    if ramp_quarters is None:
+        ramp_quarters = ramp_quarters_of(scenario)
     vendors = share_vendors(dataset)
     dollars = sample_vendor_dollars(dataset, draws, seed, point_spread)
     values = dollars.values

@@ -17,11 +17,15 @@ from forecast.core.errors import ScenarioError
 from forecast.core.scenario_contract import (
     FORECAST_METRICS,
     MODEL_PRIORS,
+    NUMBER_READING,
     PRICED_CHIPS,
     PRIOR_DISTRIBUTIONS,
     QUARTER_INPUTS,
     RATIO_METRICS,
+    READING_UNIT,
     REQUIRED_INPUTS,
+    REQUIRED_READINGS,
+    SETTINGS,
     THESIS_METRICS,
 )
 from forecast.scenarios import DEFAULT_SCENARIOS_DIR, list_scenarios, load_scenario_file
@@ -106,8 +110,36 @@ def test_required_inputs_are_every_input_the_forecast_reads():
                      + r",\s*".join(f'"{g}"' for g in groups) + r"\)", SIMULATE.read_text())
 
 
+def test_required_readings_are_the_number_and_every_phrase_of_the_data():
+    from forecast.data.dataset import load_dataset
+    from forecast.models.market import data as market_data
+
+    silicon = load_dataset(cache_dir=None).aws_custom_silicon
+    statements = silicon[silicon["metric"].str.startswith("Trainium business size")
+                         & (silicon["unit"] == "USD/year (annualized)")]
+    phrases = {str(q).strip() for q, v in zip(statements["value_qualifier"],
+                                              statements["value"], strict=True) if v != v}
+    assert set(REQUIRED_READINGS) == phrases | {NUMBER_READING}
+    # The market model reads the contract's key; the scenario layer holds phrases to its unit.
+    assert market_data.NUMBER_READING is NUMBER_READING
+    assert all(reading.unit == READING_UNIT for name, reading in
+               list_scenarios()[0].readings.items() if name != NUMBER_READING)
+    assert set(market_data.QUALITATIVE_BILLIONS) == phrases  # its no-scenario default
+
+
+def test_settings_are_those_the_forecast_reads():
+    from forecast.economics.offers import RAMP_SETTING
+
+    assert SETTINGS == {RAMP_SETTING: "quarters"}
+    # simulate passes the scenario's ramp to the cost paths.
+    assert f'ramp_quarters=scenario.setting("{RAMP_SETTING}")' in SIMULATE.read_text()
+
+
 def test_shipped_scenarios_meet_the_contract():
     assert [s.name for s in list_scenarios()] == ["base", "bear", "bull"]
+    for scenario in list_scenarios():
+        assert set(REQUIRED_READINGS) <= set(scenario.readings)
+        assert set(SETTINGS) <= set(scenario.settings)
 
 
 # --------------------------------------------------------------------------- validation
@@ -122,8 +154,8 @@ def _mine(tmp_path: Path, change) -> Path:
     return path
 
 
-def _without_input(text: str, name: str) -> str:
-    start = text.index(f"[inputs.{name}]")
+def _without_input(text: str, name: str, table: str = "inputs") -> str:
+    start = text.index(f"[{table}.{name}]")
     end = text.index("\n[", start + 1)
     return text[:start] + text[end + 1:]
 
@@ -151,6 +183,12 @@ def test_copy_of_base_validates(tmp_path):
         "[inputs.mfu_nvidia]", '[inputs.trainium4_launch_quarter]\ndist = "normal"\nmu = 8100'
         '\nsigma = 2\nunit = "quarter index"\nrationale = "test"\n\n[inputs.mfu_nvidia]', 1),
      "inputs.trainium4_launch_quarter: the forecast reads a launch quarter here"),
+    (lambda t: _without_input(t, '"several billion"', "readings"),
+     "readings: missing reading(s) the forecast uses: several billion"),
+    (lambda t: _without_input(t, "stated_number", "readings"),
+     "readings: missing reading(s) the forecast uses: stated_number"),
+    (lambda t: _without_input(t, "new_chip_ramp_quarters", "settings"),
+     "settings: missing setting(s) the forecast reads: new_chip_ramp_quarters"),
 ])
 def test_validation_rejects_what_forecast_would_reject(tmp_path, change, message):
     path = _mine(tmp_path, change)
