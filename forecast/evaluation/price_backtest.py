@@ -16,6 +16,7 @@ cut-off, rounded up.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,23 +48,26 @@ class PriceBacktest:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-def _last_prices(train: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _last_prices(train: pd.DataFrame, classes: Mapping[str, str]
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Collapsed training prices with log price and class; the last row per provider series
     and per (chip, pricing type, price class)."""
     train = collapse_held_prices(train).sort_values("date")
     train = train.assign(
         log_price=np.log(train["usd_per_chip_hour"]),
-        price_class=price_class(train["pricing_type"].astype(str), train["provider_or_index"]))
+        price_class=price_class(train["pricing_type"].astype(str), train["provider_or_index"],
+                                classes))
     last_series = train.groupby(SERIES_KEY, observed=True).last()
     last_type = train.groupby(["chip", "pricing_type", "price_class"], observed=True).last()
     return train, last_series, last_type
 
 
-def _last_rows(last_series: pd.DataFrame, last_type: pd.DataFrame,
-               test: pd.DataFrame) -> list[pd.Series | None]:
+def _last_rows(last_series: pd.DataFrame, last_type: pd.DataFrame, test: pd.DataFrame,
+               classes: Mapping[str, str]) -> list[pd.Series | None]:
     """Per test row, the training row it continues (its series', else its chip, type and
     class's), or None."""
-    test_class = price_class(test["pricing_type"].astype(str), test["provider_or_index"])
+    test_class = price_class(test["pricing_type"].astype(str), test["provider_or_index"],
+                             classes)
     rows: list[pd.Series | None] = []
     for j, row in enumerate(test.itertuples(index=False)):
         key = (row.chip, row.provider_or_index, row.pricing_type)
@@ -76,16 +80,17 @@ def _last_rows(last_series: pd.DataFrame, last_type: pd.DataFrame,
     return rows
 
 
-def has_history(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
+def has_history(train: pd.DataFrame, test: pd.DataFrame, classes: Mapping[str, str]
+                ) -> np.ndarray:
     """Mask of the test rows with a price to continue in ``train`` (see
     :func:`random_walk_samples`): the rows any model can be compared on."""
-    _, last_series, last_type = _last_prices(train)
-    return np.array([last is not None for last in _last_rows(last_series, last_type, test)],
-                    dtype=bool)
+    _, last_series, last_type = _last_prices(train, classes)
+    return np.array([last is not None
+                     for last in _last_rows(last_series, last_type, test, classes)], dtype=bool)
 
 
-def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int,
-                        seed: int) -> tuple[np.ndarray, np.ndarray]:
+def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int, seed: int,
+                        classes: Mapping[str, str]) -> tuple[np.ndarray, np.ndarray]:
     """Random walk with drift on log price, per provider series.
 
     A test row whose provider series has no history continues the latest price of the same
@@ -95,7 +100,7 @@ def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int,
     Returns samples of price (draws x rows) and a mask of the test rows it could forecast.
     """
     rng = np.random.default_rng(seed)
-    train, last_series, last_type = _last_prices(train)
+    train, last_series, last_type = _last_prices(train, classes)
     steps = []
     for _, series in train.groupby(SERIES_KEY, observed=True):
         years = series["date"].diff().dt.days.to_numpy()[1:] / DAYS_PER_YEAR
@@ -109,7 +114,7 @@ def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int,
 
     samples = np.full((draws, len(test)), np.nan)
     usable = np.zeros(len(test), dtype=bool)
-    lasts = _last_rows(last_series, last_type, test)
+    lasts = _last_rows(last_series, last_type, test, classes)
     for j, (row, last) in enumerate(zip(test.itertuples(index=False), lasts, strict=True)):
         if last is None:
             continue
@@ -161,7 +166,8 @@ class PriceModelForecast:
         fitted_types = {"on-demand"} | {str(t) for t in fitted.posterior["offset_type"].values}
         known = (test["chip"].isin(fitted_chips).to_numpy()
                  & test["pricing_type"].astype(str).isin(fitted_types).to_numpy())
-        rows = np.flatnonzero(known & has_history(train.rental_prices, test))
+        history = has_history(train.rental_prices, test, train.provider_classes)
+        rows = np.flatnonzero(known & history)
         samples = fitted.predict_observations(test.iloc[rows].reset_index(drop=True),
                                               draws=self.draws, seed=self.seed)
         return harness.Forecast(_cells(test, origin, rows, samples),
@@ -180,7 +186,8 @@ class RandomWalkForecast:
         """Sample every later observation with a price to continue before ``origin``."""
         test = later_prices(self.dataset, origin)
         samples, usable = random_walk_samples(self.dataset.as_of(origin).rental_prices, test,
-                                              self.draws, self.seed)
+                                              self.draws, self.seed,
+                                              self.dataset.provider_classes)
         rows = np.flatnonzero(usable)
         return harness.Forecast(_cells(test, origin, rows, samples[:, rows]))
 

@@ -19,6 +19,10 @@ from forecast.evaluation.price_backtest import (
 )
 from forecast.evaluation.scoring import crps_samples
 
+#: Provider classes of the hand-made series (providers.csv classes them in the data).
+CLASSES = {"Lambda": "neocloud", "RunPod": "neocloud", "CR8DL": "neocloud",
+           "AWS p5.48xlarge": "hyperscaler"}
+
 
 def series(dates, prices, provider="Lambda", pricing_type="on-demand", chip="H100 SXM5 80GB"):
     return pd.DataFrame({"date": pd.to_datetime(dates), "chip": chip,
@@ -31,7 +35,7 @@ def test_random_walk_continues_the_series_with_pooled_drift():
     train = pd.concat([series(["2023-01-01", "2024-01-01"], [4.0, 2.0]),
                        series(["2023-01-01", "2024-01-01"], [8.0, 4.0], provider="RunPod")])
     test = series(["2024-07-01"], [1.0])
-    samples, usable = random_walk_samples(train, test, draws=100, seed=0)
+    samples, usable = random_walk_samples(train, test, draws=100, seed=0, classes=CLASSES)
     assert usable.tolist() == [True]
     drift = np.log(0.5) / (365 / 365.25)  # per year of 365.25 days
     years = (pd.Timestamp("2024-07-01") - pd.Timestamp("2024-01-01")).days / 365.25
@@ -42,7 +46,7 @@ def test_random_walk_never_forecasts_a_list_price_from_a_market_price():
     train = pd.concat([series(["2023-01-01", "2024-01-01"], [4.0, 2.0]),
                        series(["2023-01-01", "2024-01-01"], [3.0, 2.5], provider="CR8DL")])
     test = series(["2024-07-01"], [12.0], provider="AWS p5.48xlarge")
-    samples, usable = random_walk_samples(train, test, draws=10, seed=0)
+    samples, usable = random_walk_samples(train, test, draws=10, seed=0, classes=CLASSES)
     assert usable.tolist() == [False]
     assert np.isnan(samples).all()
 
@@ -51,8 +55,9 @@ def test_has_history_is_the_random_walk_mask():
     dataset, cut = load_dataset(), pd.Timestamp("2024-07-01")
     test = later_prices(dataset, cut)
     train = dataset.as_of(cut).rental_prices
-    _, usable = random_walk_samples(train, test, draws=5, seed=0)
-    mask = has_history(train, test)
+    classes = dataset.provider_classes
+    _, usable = random_walk_samples(train, test, draws=5, seed=0, classes=classes)
+    mask = has_history(train, test, classes)
     np.testing.assert_array_equal(mask, usable)
     assert 0 < mask.sum() < len(mask)  # chips launched after the cut-off have no history
 
@@ -68,7 +73,8 @@ def test_random_walk_through_the_harness_scores_its_own_samples():
     scored = harness.run_backtest({"rw": RandomWalkForecast(dataset, 300, 4)}, [cut],
                                   PriceActuals(dataset))
     test = later_prices(dataset, cut)
-    samples, usable = random_walk_samples(dataset.as_of(cut).rental_prices, test, 300, 4)
+    samples, usable = random_walk_samples(dataset.as_of(cut).rental_prices, test, 300, 4,
+                                          dataset.provider_classes)
     assert scored["key"].tolist() == np.flatnonzero(usable).tolist()
     y = test["usd_per_chip_hour"].to_numpy()[usable]
     np.testing.assert_allclose(scored["actual"], y)

@@ -87,7 +87,10 @@ def test_held_list_price_counts_once():
 def test_neocloud_on_demand_is_a_market_price():
     types = pd.Series(["on-demand", "on-demand", "3-year commitment", "spot"])
     providers = pd.Series(["Lambda", "AWS p5.48xlarge", "Google Cloud (Iowa)", "AWS"])
-    assert price_class(types, providers).tolist() == ["market", "list", "list", "market"]
+    classes = {"Lambda": "neocloud", "AWS p5.48xlarge": "hyperscaler",
+               "Google Cloud (Iowa)": "hyperscaler", "AWS": "hyperscaler"}
+    assert price_class(types, providers, classes).tolist() == ["market", "list", "list",
+                                                               "market"]
 
 
 def test_prepared_data_has_ages_and_classes(dataset):
@@ -206,7 +209,7 @@ def test_parameter_recovery(dataset, seed):
     simulated = simulate_price_observations(
         dataset.rental_prices, dataset.accelerators, truth, launch, list_premium=0.6,
         list_drift=0.02, type_offsets={"1-year commitment": -0.3, "3-year commitment": -0.6},
-        noise=0.08, seed=seed)
+        noise=0.08, seed=seed, classes=dataset.provider_classes)
     fake = dataclasses.replace(dataset, rental_prices=simulated)
     fit = PriceModel().fit_dataset(fake, **{**SMALL, "random_seed": seed})
     decay = fit.stacked("decay")

@@ -86,7 +86,6 @@ from forecast.models.price.crosscheck import (
 )
 from forecast.models.price.data import (
     DAYS_PER_YEAR,
-    HYPERSCALER_PATTERN,
     LIST_TYPES,
     REFERENCE_TYPE,
     VENDORS,
@@ -107,7 +106,7 @@ from forecast.models.price.math import (
 from forecast.models.price.model import PRICE_SAMPLER, PriceModel
 
 __all__ = [
-    "DAYS_PER_YEAR", "DEFAULT_PRIORS", "HYPERSCALER_PATTERN", "LIST_TYPES", "NOISE_DOF",
+    "DAYS_PER_YEAR", "DEFAULT_PRIORS", "LIST_TYPES", "NOISE_DOF",
     "PRICE_SAMPLER", "REFERENCE_TYPE", "SUMMARY_VARS", "VENDORS", "FittedPriceModel",
     "PriceData", "PriceModel", "annual_change", "ar1_loading_matrix", "build_price_model",
     "collapse_held_prices", "detrend_matrix", "identified_market_vendors", "log_price_mean",

@@ -70,10 +70,12 @@ def simulate_price_observations(
     type_offsets: Mapping[str, float],
     noise: float,
     seed: int,
+    classes: Mapping[str, str],
 ) -> pd.DataFrame:
     """Prices simulated from the model's own math on the design of ``template``.
 
     ``template`` has the rental-price columns (date, chip, provider_or_index, pricing_type);
+    ``classes`` maps its providers to their provider class (``Dataset.provider_classes``);
     the cycle is switched off (its recovery is not what the test checks). Returns a frame in
     the shape of ``Dataset.rental_prices`` with ``usd_per_chip_hour`` replaced.
     """
@@ -84,8 +86,8 @@ def simulate_price_observations(
     release = spec.loc[frame["chip"], "release_date"].to_numpy()
     age = np.maximum((frame["date"].to_numpy() - release) / np.timedelta64(1, "D")
                      / DAYS_PER_YEAR, 0.0)
-    is_market = price_class(frame["pricing_type"].astype(str),
-                            frame["provider_or_index"]) == "market"
+    is_market = price_class(frame["pricing_type"].astype(str), frame["provider_or_index"],
+                            classes) == "market"
     offsets = frame["pricing_type"].astype(str).map(lambda k: type_offsets.get(k, 0.0))
     level = (frame["chip"].map(launch_log_price).to_numpy() + offsets.to_numpy()
              + np.where(is_market, 0.0, list_premium))

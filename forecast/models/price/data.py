@@ -17,11 +17,6 @@ LIST_TYPES = ("on-demand", "1-year commitment", "3-year commitment")
 #: published list prices. Other providers' prices (neoclouds such as Lambda or RunPod,
 #: marketplaces, indices) move with the market and are not list prices.
 LIST_PROVIDER_CLASS = "hyperscaler"
-#: Deprecated: the provider names the price model once read as hyperscalers. Used only by
-#: :func:`price_class` callers that pass no ``classes`` (not yet migrated to
-#: ``data/providers.csv``, which is the source of truth: on the shipped data the two agree,
-#: tests/models/price/test_provider_classes.py). Remove once every caller passes ``classes``.
-HYPERSCALER_PATTERN = r"Amazon|AWS|Google|GCP|Microsoft|Azure|Oracle"
 VENDORS = ("nvidia", "amd", "google", "aws", "other_custom", "other")
 DAYS_PER_YEAR = 365.25
 CATALOGUE_COLUMNS = ("chip", "vendor", "vendor_group", "release_date", "fp8_dense_tflops",
@@ -43,7 +38,7 @@ def collapse_held_prices(prices: pd.DataFrame) -> pd.DataFrame:
 
 
 def price_class(pricing_type: pd.Series, provider: pd.Series,
-                classes: Mapping[str, str] | None = None) -> np.ndarray:
+                classes: Mapping[str, str]) -> np.ndarray:
     """"list" for a hyperscaler's on-demand or commitment price, else "market".
 
     Parameters
@@ -52,12 +47,11 @@ def price_class(pricing_type: pd.Series, provider: pd.Series,
         Each row's ``pricing_type``.
     provider : pandas.Series
         Each row's ``provider_or_index``.
-    classes : Mapping of str to str, optional
+    classes : Mapping of str to str
         Provider name -> ``provider_class`` (``data/providers.csv``:
         :attr:`Dataset.provider_classes <forecast.data.dataset.Dataset.provider_classes>`,
         :attr:`PriceData.provider_classes`); a hyperscaler's list-type prices are list
-        prices. None is deprecated: the names are then read with
-        :data:`HYPERSCALER_PATTERN`.
+        prices.
 
     Returns
     -------
@@ -67,16 +61,13 @@ def price_class(pricing_type: pd.Series, provider: pd.Series,
     Raises
     ------
     ForecastError
-        If ``classes`` is given and lacks a provider of the rows.
+        If ``classes`` lacks a provider of the rows.
     """
-    if classes is None:
-        hyperscaler = provider.str.contains(HYPERSCALER_PATTERN, regex=True)
-    else:
-        missing = sorted(set(provider.astype(str)) - set(classes))
-        if missing:
-            raise ForecastError(f"no provider_class for provider(s) {', '.join(map(repr, missing))}"
-                                " (add them to data/providers.csv)")
-        hyperscaler = provider.astype(str).map(classes) == LIST_PROVIDER_CLASS
+    missing = sorted(set(provider.astype(str)) - set(classes))
+    if missing:
+        raise ForecastError(f"no provider_class for provider(s) {', '.join(map(repr, missing))}"
+                            " (add them to data/providers.csv)")
+    hyperscaler = provider.astype(str).map(classes) == LIST_PROVIDER_CLASS
     return np.where(pricing_type.isin(LIST_TYPES) & hyperscaler.to_numpy(bool), "list",
                     "market")
 

@@ -32,6 +32,13 @@ class FittedPriceModel(Fitted):
     model_name: ClassVar[str] = "price"
     model_version: ClassVar[str] = "2"
 
+    @property
+    def provider_classes(self) -> dict[str, str]:
+        """Provider name -> provider class of the data the model was fitted to."""
+        table = self.data["providers"]
+        return dict(zip(table["provider_or_index"].astype(str),
+                        table["provider_class"].astype(str), strict=True))
+
     def decay_table(self, interval: float = 0.9) -> pd.DataFrame:
         """Posterior annual price change per vendor (median and interval), as fractions."""
         decay = self.stacked("decay")
@@ -78,8 +85,8 @@ class FittedPriceModel(Fitted):
         cycle_idx = np.clip([(q - fitted_quarters[0]).n for q in quarters], 0,
                             cycle_all.shape[1] - 1)
 
-        is_market = price_class(frame["pricing_type"].astype(str),
-                                frame["provider_or_index"]) == "market"
+        is_market = price_class(frame["pricing_type"].astype(str), frame["provider_or_index"],
+                                self.provider_classes) == "market"
         chip_idx = [fitted_chips.index(c) for c in frame["chip"]]
         vendor_idx = [vendors.index(catalogue.loc[c, "vendor_group"]) for c in frame["chip"]]
         release = catalogue.loc[frame["chip"], "release_date"].to_numpy()

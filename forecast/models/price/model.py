@@ -52,7 +52,10 @@ class PriceModel(BayesianModel):
         return build_price_model(inputs, self.priors)
 
     def fitted_frames(self, inputs: PriceData) -> dict[str, pd.DataFrame]:
-        return {"observations": inputs.observations, "catalogue": inputs.catalogue.copy()}
+        providers = pd.DataFrame({"provider_or_index": list(inputs.provider_classes),
+                                  "provider_class": list(inputs.provider_classes.values())})
+        return {"observations": inputs.observations, "catalogue": inputs.catalogue.copy(),
+                "providers": providers}
 
     def fitted_meta(self, inputs: PriceData) -> dict[str, Any]:
         return {"n_observations": len(inputs.observations),

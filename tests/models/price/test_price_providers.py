@@ -12,7 +12,6 @@ import pytest
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import load_dataset
 from forecast.models.price.data import (
-    HYPERSCALER_PATTERN,
     LIST_TYPES,
     prepare_price_data,
     price_class,
@@ -32,19 +31,6 @@ def test_list_prices_are_the_hyperscalers_of_providers_csv(dataset):
     listed = obs["pricing_type"].isin(LIST_TYPES) & (obs["provider_class"] == "hyperscaler")
     assert (obs["price_class"] == np.where(listed, "list", "market")).all()
     assert obs["price_class"].value_counts().to_dict() == {"list": 84, "market": 49}
-
-
-def test_the_deprecated_name_pattern_agrees_with_the_file_on_the_shipped_data(dataset):
-    # Callers that pass no classes still read names with the old pattern: it must classify
-    # every shipped provider as providers.csv does until they pass the data's classes.
-    classes = dataset.provider_classes
-    names = pd.Series(sorted(classes))
-    by_pattern = names.str.contains(HYPERSCALER_PATTERN, regex=True)
-    assert by_pattern.tolist() == [classes[name] == "hyperscaler" for name in names]
-    prices = dataset.rental_prices
-    types = prices["pricing_type"].astype(str)
-    assert (price_class(types, prices["provider_or_index"])
-            == price_class(types, prices["provider_or_index"], classes)).all()
 
 
 def test_another_provider_class_changes_the_price_class(dataset):
