@@ -171,7 +171,7 @@ def test_save_load_round_trip(small_fit, tmp_path):
 def test_loading_another_version_is_a_clear_error(small_fit, tmp_path):
     directory = small_fit.save(tmp_path / "fit")
     config = directory / "config.json"
-    config.write_text(config.read_text().replace('"model_version": "2"',
+    config.write_text(config.read_text().replace('"model_version": "3"',
                                                  '"model_version": "0"'))
     with pytest.raises(FitError, match="version 0"):
         FittedPriceModel.load(directory)

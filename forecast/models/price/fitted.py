@@ -30,7 +30,7 @@ class FittedPriceModel(Fitted):
     """A fitted price-erosion model: posterior, data, diagnostics, forecasts."""
 
     model_name: ClassVar[str] = "price"
-    model_version: ClassVar[str] = "2"
+    model_version: ClassVar[str] = "3"
 
     @property
     def provider_classes(self) -> dict[str, str]:
