@@ -1,0 +1,455 @@
+"""Compute every model-results table README.md shows and print each as Markdown.
+
+One heading per section, named after the README section it feeds, then one Markdown table
+per result, each computed through the package's public API (no number is written by hand):
+
+- ``price`` (README "M2 price erosion"): the price fit's sampler and diagnostics, the decay
+  table (``decay_table()``), the list-price premium and drift, the statsmodels OLS
+  cross-check (``ols_cross_check``, ``ols_decay_rates``) and the price backtest
+  (``backtest_price``: one refit before 2024-07-01 and the random walk with drift);
+- ``market`` (README "M3 market size"): each scenario's market fit and its diagnostics, the
+  NVIDIA compute fraction, the spend of the last four fitted quarters;
+- ``share`` (README "M4 market share"): the base share fit, b, a_nvidia and lambda, the
+  elasticities (``elasticities``) and the rolling-origin share backtest
+  (``rolling_origin_backtest``: one refit per origin, 2023Q2 to the last quarter but one);
+- ``diffusion`` (README "Diffusion"): Bass p, q, m of Epoch's modelled H100 shipments with
+  90% intervals and the fit's diagnostics;
+- ``forecasts`` (README "M3 market size" and "Forecasts under the three scenarios"): the base
+  TAM table, 2030 shares, the theses of every scenario and the fits behind them.
+
+The market backtest, the scenario comparison, the base forecast and the sensitivity table are
+printed by ``python cli.py backtest market``, ``python cli.py forecast --compare bull base
+bear``, ``python cli.py forecast --scenario base`` and ``python cli.py sensitivity ...``;
+the README shows those commands' own output.
+
+Fits come from the fit store ``--artifacts`` (default ``artifacts/readme``) through
+``forecast.pipeline.runner.load_run``, as the CLI's ``--artifacts`` reads them: made there
+with the models' default samplers when absent (bull, base and bear: about 6 minutes on 2
+cores) and reused after; the H100 Bass fit is saved under ``DIR/readme-diffusion/``. The
+backtests run every time. With the fits stored, on 2 cores: ``price`` about 1 minute (its
+backtest refits the price model once), ``share`` about 5 minutes (one share fit per origin,
+each compiled anew), ``market``, ``diffusion`` and ``forecasts`` a few seconds each.
+
+    python benchmarks/readme_results.py [--section price|market|share|diffusion|forecasts|all]
+                                        [--artifacts DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_ARTIFACTS = ROOT / "artifacts" / "readme"
+SCENARIOS = ("bull", "base", "bear")
+#: First origin of the share backtest; the others are every later quarter but the last.
+SHARE_FIRST_ORIGIN = "2023Q2"
+SHARE_HORIZON = 4
+PRICE_CUTOFF = "2024-07-01"
+FORECAST_YEAR = "2030"
+
+Block = tuple[str, str]  # (title, Markdown text)
+
+# --------------------------------------------------------------------------- formatting
+
+
+def markdown(frame: pd.DataFrame, left: int = 1) -> str:
+    """A Markdown table of ``frame`` (values as printed by ``str``); the first ``left``
+    columns left-aligned, the others right-aligned."""
+    columns = [str(c) for c in frame.columns]
+    rule = ["---" if i < left else "---:" for i in range(len(columns))]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join(rule) + "|"]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(str(value) for value in row) + " |")
+    return "\n".join(lines)
+
+
+def pct(value: float, digits: int = 1, sign: bool = True) -> str:
+    """A fraction as a percentage: 0.076 -> ``+7.6%``."""
+    return f"{value * 100:{'+' if sign else ''}.{digits}f}%"
+
+
+def interval(low: float, high: float, fmt: Callable[[float], str]) -> str:
+    return f"{fmt(low)} to {fmt(high)}"
+
+
+def quantiles(values: np.ndarray, levels: Sequence[float] = (0.05, 0.5, 0.95)) -> list[float]:
+    return [float(v) for v in np.quantile(np.asarray(values, dtype=float), levels)]
+
+
+# --------------------------------------------------------------------------- fits
+
+
+@dataclass
+class Context:
+    """The fit store and what was loaded from it (each scenario's run loaded once)."""
+
+    root: Path
+    runs: dict[str, tuple[Any, Any, Any]] = field(default_factory=dict)
+
+    def run(self, name: str) -> tuple[Any, Any, Any]:
+        """(scenario, dataset, bundle) of ``name``: its stored fit, else a new one."""
+        from forecast.core.errors import FitError
+        from forecast.pipeline.runner import load_run
+
+        if name not in self.runs:
+            try:
+                self.runs[name] = load_run(name, root=self.root, progress=note)
+            except FitError as exc:  # e.g. a fit stored by an older model version
+                raise SystemExit(f"{self.root}: {exc}\n(give a fresh --artifacts directory "
+                                 "to fit again)") from None
+        return self.runs[name]
+
+
+def note(line: str) -> None:
+    """Progress on stderr (stdout holds only the Markdown)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def diagnostics_row(label: str, fitted: Any) -> dict[str, Any]:
+    """Sampler settings and convergence of one fitted model, as a table row."""
+    summary, diag, sampler = fitted.summary(), fitted.diagnostics(), fitted.config["sampler"]
+    slowest = summary.loc[summary["ess_bulk"].idxmin(), "parameter"]
+    return {
+        "fit": label,
+        "sampler": f"{sampler['nuts_sampler']}, {sampler['chains']} x {sampler['draws']:,} "
+                   f"draws after {sampler['tune']:,} tuning, target_accept "
+                   f"{sampler['target_accept']}",
+        "max r_hat": f"{diag['max_r_hat']:.3f}",
+        "min bulk ESS": f"{diag['min_ess_bulk']:.0f} ({slowest})",
+        "divergences": diag["divergences"],
+        "sampler s": f"{fitted.meta['fit_seconds']:.1f}",
+    }
+
+
+def diagnostics_block(title: str, rows: list[dict[str, Any]]) -> Block:
+    return title, markdown(pd.DataFrame(rows), left=2) + (
+        "\n\n`sampler s`: the sampler's wall time when the fit was made, with nutpie's "
+        "compile when the fit was its model's first in the process")
+
+
+# --------------------------------------------------------------------------- price
+
+
+def price_section(ctx: Context) -> list[Block]:
+    """M2: the base fit's diagnostics, decay, list prices, OLS cross-check, backtest."""
+    _, dataset, bundle = ctx.run("base")
+    fitted = bundle.models["price"]
+    return [diagnostics_block("price fit (shared by every scenario)",
+                              [diagnostics_row("price", fitted)]),
+            decay_block(fitted), list_price_block(fitted), ols_block(dataset),
+            price_backtest_block(dataset)]
+
+
+def decay_block(fitted: Any) -> Block:
+    table = fitted.decay_table(0.9)
+    frame = pd.DataFrame({
+        "vendor": table["vendor"],
+        "median": table["annual_change_median"].map(pct),
+        "90% interval": [interval(lo, hi, pct) for lo, hi in
+                         zip(table["annual_change_p5"], table["annual_change_p95"], strict=True)],
+        "identified by data?": np.where(table["identified_by_data"], "yes", "no"),
+    })
+    return "annual change of the market price per chip-hour with age (decay_table())", \
+        markdown(frame)
+
+
+def list_price_block(fitted: Any) -> Block:
+    from forecast.models.price import annual_change
+
+    premium = quantiles(fitted.stacked("list_premium"))
+    drift = quantiles(annual_change(fitted.stacked("list_drift")))
+    frame = pd.DataFrame([
+        {"parameter": "list premium at launch (x market price)",
+         "median": f"{np.exp(premium[1]):.2f}x (e^{premium[1]:.2f})",
+         "90% interval": interval(np.exp(premium[0]), np.exp(premium[2]), lambda v: f"{v:.2f}x")},
+        {"parameter": "list-price drift per year",
+         "median": pct(drift[1]), "90% interval": interval(drift[0], drift[2], pct)},
+    ])
+    return "hyperscaler list prices", markdown(frame)
+
+
+def ols_block(dataset: Any) -> Block:
+    from forecast.models.price import annual_change, ols_cross_check, ols_decay_rates
+
+    results = ols_cross_check(dataset)
+    rates = ols_decay_rates(results)
+    frame = pd.DataFrame({
+        "vendor": rates["vendor"],
+        "annual change": annual_change(rates["decay"].to_numpy()).tolist(),
+        "log slope per year": rates["decay"].map(lambda v: f"{v:+.3f}"),
+        "HC3 standard error (log points)": rates["se"].map(lambda v: f"{v * 100:.1f}"),
+    })
+    frame["annual change"] = frame["annual change"].map(pct)
+    return (f"OLS cross-check (chip and pricing-type fixed effects, HC3; "
+            f"{int(results.nobs)} observations)", markdown(frame))
+
+
+def price_backtest_block(dataset: Any) -> Block:
+    from forecast.evaluation.price_backtest import backtest_price
+
+    start = time.perf_counter()
+    result = backtest_price(dataset, cutoff=PRICE_CUTOFF)
+    scores = result.scores
+    frame = pd.DataFrame({
+        "model": scores["model"], "observations": scores["observations"],
+        "CRPS (log price)": scores["crps_log"].map(lambda v: f"{v:.3f}"),
+        "80% coverage": scores["coverage_80"].map(lambda v: pct(v, 0, sign=False)),
+        "95% coverage": scores["coverage_95"].map(lambda v: pct(v, 0, sign=False)),
+    })
+    text = markdown(frame) + (
+        f"\n\ncut-off {result.cutoff.date()}: {int(scores['observations'].iloc[0])} later "
+        f"observations scored, {result.n_excluded} later rows left out; "
+        f"{time.perf_counter() - start:.0f} s")
+    return f"price backtest (backtest_price, cut-off {PRICE_CUTOFF})", text
+
+
+# --------------------------------------------------------------------------- market
+
+
+def market_section(ctx: Context) -> list[Block]:
+    """M3: every scenario's market fit, the compute fraction, the latest fitted spend."""
+    rows, base = [], None
+    for name in ("base", "bull", "bear"):
+        _, _, bundle = ctx.run(name)
+        rows.append(diagnostics_row(f"market ({name})", bundle.models["market"]))
+        base = bundle.models["market"] if name == "base" else base
+    return [diagnostics_block("market fits", rows), market_parameters_block(base)]
+
+
+def market_parameters_block(fitted: Any) -> Block:
+    rows = []
+    for name, label in (("nvidia_compute_fraction", "NVIDIA compute fraction of Data Center"),
+                        ("broadcom_custom_fraction", "Broadcom custom fraction of AI revenue"),
+                        ("growth_decay", "Gompertz rate c per quarter"),
+                        ("ar_phi", "AR(1) persistence of deviations")):
+        low, mid, high = quantiles(fitted.stacked(name))
+        rows.append({"parameter": label, "median": f"{mid:.3f}",
+                     "90% interval": f"{low:.3f} to {high:.3f}"})
+    last = fitted.timeline[-4:]
+    total = np.exp(fitted.stacked("log_spend")).sum(axis=1)[:, -4:].sum(axis=1)
+    low, mid, high = quantiles(total)
+    rows.append({"parameter": f"accelerator spend {last[0]}-{last[-1]} (USD bn)",
+                 "median": f"{mid:.0f}", "90% interval": f"{low:.0f} to {high:.0f}"})
+    return "market model, base fit (posterior)", markdown(pd.DataFrame(rows))
+
+
+# --------------------------------------------------------------------------- share
+
+
+def share_section(ctx: Context) -> list[Block]:
+    """M4: the base share fit, its parameters and elasticities, the backtest."""
+    scenario, dataset, bundle = ctx.run("base")
+    fitted = bundle.models["share"]
+    return [diagnostics_block("share fit (base)", [diagnostics_row("share (base)", fitted)]),
+            share_parameters_block(fitted), elasticities_block(fitted),
+            *share_backtest_blocks(dataset, scenario)]
+
+
+def share_parameters_block(fitted: Any) -> Block:
+    b = quantiles(fitted.stacked("price_coefficient"))
+    speed = quantiles(fitted.stacked("adjustment_speed"))
+    vendors = [str(v) for v in fitted.posterior["vendor"].values]
+    a_nvidia = fitted.stacked("ecosystem")[:, vendors.index("nvidia")]
+    frame = pd.DataFrame([
+        {"parameter": "b (price coefficient)", "estimate": f"median {b[1]:.2f}",
+         "90% interval": f"{b[0]:.2f} to {b[2]:.2f}"},
+        {"parameter": "a_nvidia (ecosystem)",
+         "estimate": f"{a_nvidia.mean():.2f} +- {a_nvidia.std():.2f} (mean +- sd)",
+         "90% interval": interval(*quantiles(a_nvidia, (0.05, 0.95)), lambda v: f"{v:.2f}")},
+        {"parameter": "lambda (gap closed a quarter)", "estimate": f"median {speed[1]:.2f}",
+         "90% interval": f"{speed[0]:.2f} to {speed[2]:.2f}"},
+    ])
+    return "share model, base fit (posterior)", markdown(frame)
+
+
+def elasticities_block(fitted: Any) -> Block:
+    from forecast.models.share import elasticities
+
+    table = elasticities(fitted)
+    rows = []
+    for vendor in fitted.vendors:
+        for j, label in ((vendor, "own"), ("nvidia", "to NVIDIA's cost")):
+            if label != "own" and vendor == "nvidia":
+                continue
+            row = table[(table["vendor_i"] == vendor) & (table["vendor_j"] == j)].iloc[0]
+            rows.append({"share of": vendor, "elasticity": label,
+                         "median": f"{row['median']:+.3f}",
+                         "80% interval": f"{row['p10']:+.3f} to {row['p90']:+.3f}"})
+    quarter = fitted.meta["quarters"][-1]
+    return (f"elasticities of target shares to cost per effective PFLOP-hour at the {quarter} "
+            "target shares (d log s_i / d log k_j)", markdown(pd.DataFrame(rows), left=2))
+
+
+def share_backtest_blocks(dataset: Any, scenario: Any) -> list[Block]:
+    from forecast.evaluation.share_backtest import rolling_origin_backtest
+    from forecast.models.share import ShareModel
+
+    model = ShareModel.from_scenario(scenario)
+    data = model.prepare(dataset, scenario)
+    labels = list(data.quarters)
+    origins = labels[labels.index(SHARE_FIRST_ORIGIN):-1]
+    start = time.perf_counter()
+    table = rolling_origin_backtest(data, origins, horizon=SHARE_HORIZON, priors=model.priors)
+    overall = table.groupby("method", sort=False).agg(
+        forecasts=("crps", "size"), crps=("crps", "mean"), log_score=("log_score", "mean"),
+        coverage=("covered80", "mean")).reset_index()
+    frame = pd.DataFrame({
+        "method": overall["method"], "forecasts": overall["forecasts"],
+        "CRPS": overall["crps"].map(lambda v: f"{v:.3f}"),
+        "log score": overall["log_score"].map(lambda v: f"{v:.2f}"),
+        "80% coverage": overall["coverage"].map(lambda v: pct(v, 0, sign=False))})
+    by_h = table.pivot_table(index="horizon", columns="method", values="crps", aggfunc="mean")
+    counts = table[table["method"] == table["method"].iloc[0]].groupby("horizon").size()
+    horizons = pd.DataFrame({"horizon": by_h.index, "forecasts": counts.to_numpy(),
+                             **{f"CRPS {m}": by_h[m].map(lambda v: f"{v:.3f}").to_numpy()
+                                for m in overall["method"]}})
+    title = (f"share backtest: {len(origins)} origins {origins[0]}-{origins[-1]}, horizons "
+             f"1-{SHARE_HORIZON}, derived log-ratios to NVIDIA, realised costs")
+    return [(title, markdown(frame) + f"\n\n{time.perf_counter() - start:.0f} s"),
+            ("share backtest CRPS by horizon", markdown(horizons))]
+
+
+# --------------------------------------------------------------------------- diffusion
+
+
+def diffusion_section(ctx: Context) -> list[Block]:
+    """Bass p, q, m of Epoch's H100 shipments (fitted once, saved in the store)."""
+    from forecast.data.dataset import load_dataset
+    from forecast.models.diffusion import DiffusionModel, FittedDiffusion
+
+    model = DiffusionModel(kind="bass")
+    inputs = model.prepare(load_dataset())
+    directory = ctx.root / "readme-diffusion" / model.compile_key(inputs)
+    if (directory / "config.json").exists():
+        fitted = FittedDiffusion.load(directory)
+    else:
+        note("diffusion (H100 Bass): sampling...")
+        fitted = model.fit(inputs)
+        fitted.save(directory)
+    params = fitted.parameters(0.9)
+    fmt = {"p": lambda v: f"{v:.4f}", "q": lambda v: f"{v:.3f}",
+           "m": lambda v: f"{v / 1e6:.2f}M chips"}
+    frame = pd.DataFrame({
+        "parameter": params["parameter"],
+        "median": [fmt[p](v) for p, v in zip(params["parameter"], params["median"], strict=True)],
+        "90% interval": [interval(lo, hi, fmt[p]) for p, lo, hi in
+                         zip(params["parameter"], params["lower"], params["upper"], strict=True)],
+    })
+    diag = diagnostics_row("bass (H100)", fitted)
+    return [(f"Bass fit to Epoch's modelled H100 shipments ({len(inputs.observations)} quarters;"
+             " p and q per quarter)", markdown(frame)),
+            diagnostics_block("diffusion fit", [diag])]
+
+
+# --------------------------------------------------------------------------- forecasts
+
+
+def forecasts_section(ctx: Context) -> list[Block]:
+    """Base TAM table, 2030 shares, theses per scenario and the fits behind them."""
+    from forecast.pipeline.simulate import simulate
+
+    forecasts = {}
+    for name in SCENARIOS:
+        scenario, dataset, bundle = ctx.run(name)
+        forecasts[name] = simulate(bundle, dataset, scenario)
+    base = forecasts["base"]
+    tam = base.quantiles("tam")
+    tam_frame = pd.DataFrame({"year": tam["period"],
+                              **{f"P{q}": tam[f"q{q}"].map(lambda v: f"{v:.0f}")
+                                 for q in (10, 50, 90)}})
+    header = (f"base forecast of total accelerator spend, USD billions per calendar year "
+              f"(fit {base.fit_id}, {base.draws:,} paths, seed {base.seed})")
+    return [(header, markdown(tam_frame)), shares_block(forecasts), theses_block(forecasts),
+            fits_block(ctx)]
+
+
+def shares_block(forecasts: dict[str, Any]) -> Block:
+    rows = []
+    for name, forecast in forecasts.items():
+        share = forecast.quantiles("share").query(f"period == '{FORECAST_YEAR}'")
+        for row in share.itertuples(index=False):
+            rows.append({"scenario": name, "vendor": row.vendor,
+                         "median": f"{row.q50:.3f}",
+                         "80% interval": f"{row.q10:.3f} to {row.q90:.3f}"})
+    return f"share of spend in {FORECAST_YEAR}", markdown(pd.DataFrame(rows), left=2)
+
+
+def theses_block(forecasts: dict[str, Any]) -> Block:
+    frames = []
+    for name, forecast in forecasts.items():
+        theses = forecast.theses()
+        frames.append(pd.DataFrame({
+            "thesis": theses["name"], "scenario": name,
+            "P +- MC error": [f"{p:.3f} +- {e:.3f}" for p, e in
+                              zip(theses["probability"], theses["mcse"], strict=True)],
+            "posterior ESS": f"{forecast.meta.get('posterior_ess', float('nan')):.0f}"}))
+    frame = pd.concat(frames, ignore_index=True).sort_values("thesis", kind="stable")
+    return "thesis probabilities (MC error bounded by the posterior's ESS)", \
+        markdown(frame, left=2)
+
+
+def fits_block(ctx: Context) -> Block:
+    rows = []
+    for name in SCENARIOS:
+        _, _, bundle = ctx.run(name)
+        for key, model in bundle.models.items():
+            row = diagnostics_row(f"{key} ({name})", model)
+            rows.append({"fit id": bundle.fit_id, **row})
+    return "fits behind the forecasts", markdown(pd.DataFrame(rows), left=3)
+
+
+# --------------------------------------------------------------------------- main
+
+SECTIONS: dict[str, tuple[str, Callable[[Context], list[Block]]]] = {
+    "price": ("M2 price erosion", price_section),
+    "market": ("M3 market size", market_section),
+    "share": ("M4 market share", share_section),
+    "diffusion": ("Diffusion", diffusion_section),
+    "forecasts": ("M3 market size (base TAM) and Forecasts under the three scenarios",
+                  forecasts_section),
+}
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--section", choices=[*SECTIONS, "all"], default="all",
+                        help="the README section to compute (default: all)")
+    parser.add_argument("--artifacts", type=Path, default=DEFAULT_ARTIFACTS,
+                        help="fit store: fits are made there if absent and reused after "
+                             f"(default {DEFAULT_ARTIFACTS.relative_to(ROOT)})")
+    return parser.parse_args(argv)
+
+
+def render(name: str, blocks: list[Block], seconds: float) -> str:
+    """A section as Markdown: its heading, each block's title and table."""
+    lines = [f"## {name}: README \"{SECTIONS[name][0]}\"", "",
+             f"`python benchmarks/readme_results.py --section {name}` ({seconds:.0f} s)"]
+    for title, text in blocks:
+        lines += ["", f"### {title}", "", text]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore")
+    ctx = Context(args.artifacts)
+    names = list(SECTIONS) if args.section == "all" else [args.section]
+    for name in names:
+        start = time.perf_counter()
+        blocks = SECTIONS[name][1](ctx)
+        print(render(name, blocks, time.perf_counter() - start), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
