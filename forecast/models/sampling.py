@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,32 @@ DEFAULT_SAMPLER: dict[str, Any] = {
 #: takes most of a minute, sampling it often less; models that differ only in ``pm.Data``
 #: values (e.g. the market model's TAM-ceiling prior per scenario) compile once.
 _NUTPIE_COMPILED: dict[str, Any] = {}
+
+#: Whether samplers draw their live progress bar on stderr whatever the settings' own
+#: ``progressbar`` says: a choice of display (the command line's, on a terminal), kept out
+#: of the sampler settings so that a fit stores the same configuration however it was
+#: watched. Set with :func:`progress_bars`.
+_PROGRESS_BARS = False
+
+
+@contextlib.contextmanager
+def progress_bars(enabled: bool = True) -> Iterator[None]:
+    """Show (or not) the samplers' live progress bars on stderr while the block runs.
+
+    nutpie draws one bar per chain (its terminal bar draws nothing when stderr is not a
+    terminal); PyMC's own NUTS draws one. Sampler settings with ``progressbar`` true show
+    them anyway.
+    """
+    global _PROGRESS_BARS
+    saved, _PROGRESS_BARS = _PROGRESS_BARS, enabled
+    try:
+        yield
+    finally:
+        _PROGRESS_BARS = saved
+
+
+def _show_progress(settings: Mapping[str, Any]) -> bool:
+    return bool(settings["progressbar"]) or _PROGRESS_BARS
 
 
 def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = None,
@@ -54,7 +82,7 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
             nuts_sampler=settings["nuts_sampler"],
             nuts_sampler_kwargs=_nutpie_kwargs(settings),
             random_seed=settings["random_seed"],
-            progressbar=settings["progressbar"],
+            progressbar=_show_progress(settings),
             compute_convergence_checks=False,
         )
     return idata, time.perf_counter() - start
@@ -70,11 +98,16 @@ def _run_nutpie_cached(model: Any, settings: Mapping[str, Any], cache_key: str,
         _NUTPIE_COMPILED[cache_key] = compiled
     if data:
         compiled = compiled.with_data(**{k: np.asarray(v, dtype=float) for k, v in data.items()})
-    return nutpie.sample(compiled, draws=settings["draws"], tune=settings["tune"],
-                         chains=settings["chains"], cores=min(settings["chains"], 2),
-                         target_accept=settings["target_accept"],
-                         seed=settings["random_seed"], progress_bar=settings["progressbar"],
-                         **_nutpie_kwargs(settings))
+    bar = _show_progress(settings)
+    idata = nutpie.sample(compiled, draws=settings["draws"], tune=settings["tune"],
+                          chains=settings["chains"], cores=min(settings["chains"], 2),
+                          target_accept=settings["target_accept"],
+                          seed=settings["random_seed"], progress_bar=bar,
+                          **_nutpie_kwargs(settings))
+    if bar and sys.stderr.isatty():
+        # nutpie's terminal bar leaves the cursor at the end of its last line.
+        print(file=sys.stderr)
+    return idata
 
 
 def _nutpie_kwargs(settings: Mapping[str, Any]) -> dict[str, Any]:
