@@ -63,25 +63,40 @@ def write_forecast_files(result: Forecast, directory: Path) -> list[Path]:
     -------
     list of Path
         The files written, sorted by name.
-    """
-    from forecast.reporting import plots
 
+    Raises
+    ------
+    OSError
+        When a file cannot be written (a full disk): none is left, and the error names the
+        directory (the command line's exit 6).
+    """
     staging = Path(tempfile.mkdtemp(prefix=".forecast-", dir=directory))
     try:
-        stem = f"forecast_{result.scenario}"
-        result.to_csv(staging / f"{stem}_quantiles.csv")
-        result.to_parquet(staging / f"{stem}_paths.parquet")
-        (staging / f"{stem}_summary.json").write_text(
-            json.dumps(result.summary(), indent=2, sort_keys=True))
-        for chart in map(parse_metric_key, FORECAST_CHARTS):
-            history = result.history_for(chart.metric, chart.key)
-            fig, _ = plots.fan_chart(result, chart.metric, chart.key, history=history)
-            plots.save(fig, staging / f"{stem}_{chart.text.replace(':', '_')}.png")
-        written = []
-        for path in sorted(staging.iterdir()):
-            target = directory / path.name
-            path.replace(target)
-            written.append(target)
-        return written
+        return _write_staged(result, directory, staging)
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise OSError(exc.errno, f"forecast files not written ({reason})",
+                      str(directory)) from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write_staged(result: Forecast, directory: Path, staging: Path) -> list[Path]:
+    """Write the files into ``staging``, then move them into ``directory``."""
+    from forecast.reporting import plots
+
+    stem = f"forecast_{result.scenario}"
+    result.to_csv(staging / f"{stem}_quantiles.csv")
+    result.to_parquet(staging / f"{stem}_paths.parquet")
+    (staging / f"{stem}_summary.json").write_text(
+        json.dumps(result.summary(), indent=2, sort_keys=True))
+    for chart in map(parse_metric_key, FORECAST_CHARTS):
+        history = result.history_for(chart.metric, chart.key)
+        fig, _ = plots.fan_chart(result, chart.metric, chart.key, history=history)
+        plots.save(fig, staging / f"{stem}_{chart.text.replace(':', '_')}.png")
+    written = []
+    for path in sorted(staging.iterdir()):
+        target = directory / path.name
+        path.replace(target)
+        written.append(target)
+    return written
