@@ -1,7 +1,10 @@
 """Command line for the accelerator-market forecaster: a thin layer over the ``forecast`` API.
 
-Every command parses its arguments, calls the library and prints. Bad input anywhere is a
-one-line message on stderr and exit code 2, never a traceback.
+Every command parses its arguments (each checked while parsing, before any work), calls
+the library and prints. Whatever goes wrong is one line on stderr, never a traceback; the
+exit code says what it was (:mod:`forecast.reporting.console.exits`): 0 done, 2 bad input,
+3 a fit failed its convergence gate, 4 refit busy, 5 internal error, 6 the system refused
+(disk full, output closed, out of memory), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -17,16 +20,17 @@ if __name__ == "__main__":
     gc.disable()
 
 import argparse
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from forecast.core.errors import DataValidationError, ForecastError, RefitBusyError
-
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
-EXIT_GATED = 3
-EXIT_BUSY = 4
+from forecast.core.errors import ForecastError
+from forecast.reporting.console import arguments as check
+from forecast.reporting.console.arguments import DATA_HELP, STORE_HELP, add_run_options
+from forecast.reporting.console.exits import EXIT_GATED, EXIT_OK, run_command
+from forecast.reporting.console.terminal import known_false_alarms
+from forecast.reporting.console.terminal import sampler_display as _sampler_display
+from forecast.reporting.console.terminal import say as _say
+from forecast.reporting.console.terminal import timed_progress as _timed_progress
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,26 +38,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise ForecastError(f"{self.prog}: {message}")
-
-
-def _say(message: str) -> None:
-    """Print a progress line on stderr."""
-    print(message, file=sys.stderr)
-
-
-def _timed_progress() -> Callable[[str], None]:
-    """A progress printer prefixing each line with the seconds since it was made."""
-    started = time.perf_counter()
-
-    def progress(message: str) -> None:
-        print(f"[{time.perf_counter() - started:5.0f} s] {message}", file=sys.stderr)
-
-    return progress
-
-
-def _check_draws(args: argparse.Namespace) -> None:
-    if args.draws is not None and args.draws <= 0:
-        raise ForecastError(f"--draws must be > 0, got {args.draws}")
 
 
 # --------------------------------------------------------------------------- commands
@@ -123,8 +107,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from forecast.pipeline.check import check_model
     from forecast.reporting.model_check import format_check
 
-    result = check_model(args.model, args.scenario, root=args.artifacts, fit_id=args.fit,
-                         data_dir=args.data, seed=args.seed, progress=_timed_progress())
+    with known_false_alarms():
+        result = check_model(args.model, args.scenario, root=args.artifacts, fit_id=args.fit,
+                             data_dir=args.data, seed=args.seed, progress=_timed_progress())
     print(format_check(result))
     return EXIT_OK
 
@@ -141,12 +126,14 @@ def cmd_diffusion(args: argparse.Namespace) -> int:
 
 def cmd_forecast(args: argparse.Namespace) -> int:
     """Forecast one scenario, or several side by side; optionally write files."""
-    from forecast.pipeline.runner import run_scenario
+    from forecast.pipeline.runner import preflight, run_scenario
     from forecast.reporting.console.forecasts import forecast_text
     from forecast.reporting.outputs import check_out_dir, write_forecast_files
 
-    _check_draws(args)
-    out = check_out_dir(args.out) if args.out else None
+    out = check_out_dir(args.out) if args.out is not None else None
+    if args.compare:  # every scenario's paths, before the first one is fitted or simulated
+        preflight(args.compare, args.draws, horizon=args.horizon, root=args.artifacts,
+                  data_dir=args.data)
     results = [run_scenario(name, draws=args.draws, seed=args.seed, horizon=args.horizon,
                             root=args.artifacts, fit_id=args.fit, data_dir=args.data,
                             progress=_timed_progress())
@@ -162,6 +149,7 @@ def cmd_forecast(args: argparse.Namespace) -> int:
 def cmd_refit(args: argparse.Namespace) -> int:
     """Quarterly refit; exit 0 when published, 3 when gated."""
     from forecast.pipeline.refit import refit
+    from forecast.pipeline.runner import preflight
     from forecast.reporting.console.fits import refit_text
 
     gate = {key: value for key, value in (("max_r_hat", args.max_r_hat),
@@ -170,6 +158,7 @@ def cmd_refit(args: argparse.Namespace) -> int:
             if value is not None}
     sampler = {key: value for key, value in (("draws", args.draws), ("tune", args.tune))
                if value is not None}
+    preflight(args.scenario, args.report_draws, root=args.artifacts, data_dir=args.data)
     result = refit(drop=args.drop, as_of=args.as_of, root=args.artifacts,
                    scenarios=args.scenario, sampler=sampler or None, gate=gate or None,
                    data_dir=args.data, progress=_timed_progress(),
@@ -197,7 +186,9 @@ def cmd_fits_show(args: argparse.Namespace) -> int:
 def cmd_fits_diff(args: argparse.Namespace) -> int:
     """How the headline forecasts moved between two fits."""
     from forecast.pipeline.revision import compare_fits, to_markdown
+    from forecast.pipeline.runner import preflight
 
+    preflight(None, args.draws, root=args.artifacts)
     print(to_markdown(*compare_fits(args.old, args.new, args.artifacts, draws=args.draws,
                                     seed=args.seed)))
     return EXIT_OK
@@ -213,10 +204,13 @@ def cmd_fits_gc(args: argparse.Namespace) -> int:
 
 def cmd_sensitivity(args: argparse.Namespace) -> int:
     """Tornado and global ranking of one output."""
+    from forecast.pipeline.runner import preflight
     from forecast.reporting.sensitivity import run_sensitivity
     from forecast.reporting.sensitivity.display import sensitivity_text, timing_text
+    from forecast.reporting.sensitivity.simulation import DEFAULT_DRAWS
 
-    _check_draws(args)
+    preflight([args.scenario], args.draws or DEFAULT_DRAWS, root=args.artifacts,
+              data_dir=args.data)
     result = run_sensitivity(args.scenario, args.metric, stat=args.stat, draws=args.draws,
                              seed=args.seed, root=args.artifacts, fit_id=args.fit,
                              data_dir=args.data, progress=_say)
@@ -227,9 +221,10 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the HTML and Markdown report of a scenario."""
+    from forecast.pipeline.runner import preflight
     from forecast.reporting.report import write_report
 
-    _check_draws(args)
+    preflight([args.scenario], args.draws, root=args.artifacts, data_dir=args.data)
     report, written = write_report(args.scenario, args.out, draws=args.draws, seed=args.seed,
                                    root=args.artifacts, fit_id=args.fit, data_dir=args.data,
                                    progress=_say)
@@ -246,11 +241,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 Commands = Any
 
 
+
 def _add_data(commands: Commands) -> None:
     data = commands.add_parser("data", help="data files").add_subparsers(
         dest="action", required=True, parser_class=_Parser)
     validate = data.add_parser("validate", help="validate every data file")
-    validate.add_argument("--data", help="data directory (default: the project's data/)")
+    validate.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
     validate.set_defaults(handler=cmd_data_validate)
 
 
@@ -259,98 +255,117 @@ def _add_scenarios(commands: Commands) -> None:
         dest="action", required=True, parser_class=_Parser)
     scenarios.add_parser("list", help="list scenarios").set_defaults(handler=cmd_scenarios_list)
     show = scenarios.add_parser("show", help="every input of a scenario")
-    show.add_argument("name")
+    show.add_argument("name", type=check.nonempty)
     show.set_defaults(handler=cmd_scenarios_show)
-    check = scenarios.add_parser("validate", help="validate one file, or all shipped scenarios")
-    check.add_argument("file", nargs="?")
-    check.set_defaults(handler=cmd_scenarios_validate)
+    validate = scenarios.add_parser("validate", help="validate one file, or all shipped scenarios")
+    validate.add_argument("file", nargs="?", type=check.existing_file)
+    validate.set_defaults(handler=cmd_scenarios_validate)
 
 
 def _add_economics(commands: Commands) -> None:
     economics = commands.add_parser("economics", help="cost per effective PFLOP-hour per chip")
     economics.add_argument("--precision", choices=["auto", "fp8", "bf16"], default="auto")
-    economics.add_argument("--scenario", default="base",
+    economics.add_argument("--scenario", default="base", type=check.nonempty,
                            help="scenario giving utilisation and missing prices (default base)")
-    economics.add_argument("--data", help="data directory (default: the project's data/)")
+    economics.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
     economics.set_defaults(handler=cmd_economics)
 
 
 def _add_series(commands: Commands) -> None:
     series = commands.add_parser("series", help="forecast an observed revenue series")
-    series.add_argument("name", nargs="?", help="series name (see --list)")
+    series.add_argument("name", nargs="?", type=check.nonempty, help="series name (see --list)")
     series.add_argument("--list", action="store_true", help="list the series")
-    series.add_argument("--quarters", type=int, default=4)
+    series.add_argument("--quarters", type=check.quarters_ahead, default=4)
     series.add_argument("--format", choices=["table", "json"], default="table")
-    series.add_argument("--scenario", default="base", help="scenario whose priors the fit uses")
-    series.add_argument("--data", help="data directory (default: the project's data/)")
-    series.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
-    series.set_defaults(handler=cmd_series)
+    series.add_argument("--scenario", default="base", type=check.nonempty,
+                        help="scenario whose priors the fit uses")
+    series.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
+    series.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
+    series.set_defaults(handler=cmd_series, fits=True)
 
 
 def _add_backtest(commands: Commands) -> None:
     backtest = commands.add_parser("backtest", help="rolling-origin backtests")
     backtest.add_argument("target", choices=["market"])
-    backtest.add_argument("--origins", type=int, default=6)
-    backtest.add_argument("--horizon", type=int, default=4)
-    backtest.add_argument("--draws", type=int, default=1000)
-    backtest.add_argument("--data", help="data directory (default: the project's data/)")
-    backtest.set_defaults(handler=cmd_backtest)
+    backtest.add_argument("--origins", type=check.positive_int, default=6)
+    backtest.add_argument("--horizon", type=check.quarters_ahead, default=4,
+                          help="quarters ahead")
+    backtest.add_argument("--draws", type=check.sampler_steps, default=1000,
+                          help="posterior predictive draws per forecast")
+    backtest.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
+    backtest.set_defaults(handler=cmd_backtest, fits=True)
 
 
 def _add_check(commands: Commands) -> None:
-    check = commands.add_parser(
+    model_check = commands.add_parser(
         "check", help="posterior predictive coverage and PSIS-LOO of a stored fit")
-    check.add_argument("model", choices=["price", "market", "share"])
-    check.add_argument("--scenario", default="base")
-    check.add_argument("--seed", type=int, default=0, help="seed of the predictive draws")
-    check.add_argument("--fit", help="use this stored fit id instead of the latest")
-    check.add_argument("--data", help="data directory (default: the fit's own snapshot)")
-    check.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
-    check.set_defaults(handler=cmd_check)
+    model_check.add_argument("model", choices=["price", "market", "share"])
+    model_check.add_argument("--scenario", default="base", type=check.nonempty)
+    model_check.add_argument("--seed", type=check.seed, default=0,
+                             help="seed of the predictive draws")
+    model_check.add_argument("--fit", type=check.nonempty,
+                             help="use this stored fit id instead of the latest")
+    model_check.add_argument("--data", type=check.existing_directory,
+                             help="data directory (default: the fit's own snapshot)")
+    model_check.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
+    model_check.set_defaults(handler=cmd_check, fits=True)
 
 
 def _add_diffusion(commands: Commands) -> None:
     diffusion = commands.add_parser("diffusion", help="fit a Bass-family model to a unit series")
-    diffusion.add_argument("file", help="CSV with columns period,value (see README)")
+    diffusion.add_argument("file", type=check.existing_file,
+                           help="CSV with columns period,value (see README)")
     diffusion.add_argument("--model", choices=["bass", "gbass", "norton-bass"], default="bass")
     diffusion.add_argument("--format", choices=["table", "json"], default="table")
-    diffusion.add_argument("--quiet", action="store_true", help="no progress note")
-    diffusion.set_defaults(handler=cmd_diffusion)
+    diffusion.add_argument("--quiet", action="store_true", help="no progress note or bar")
+    diffusion.set_defaults(handler=cmd_diffusion, fits=True)
 
 
 def _add_forecast(commands: Commands) -> None:
     forecast = commands.add_parser("forecast", help="forecast under a scenario")
-    forecast.add_argument("--scenario", default="base")
-    forecast.add_argument("--compare", nargs="+", metavar="NAME",
+    forecast.add_argument("--scenario", default="base", type=check.nonempty)
+    forecast.add_argument("--compare", nargs="+", metavar="NAME", type=check.nonempty,
                           help="several scenarios side by side")
-    forecast.add_argument("--horizon", type=int, help="last calendar year (default: scenario)")
-    forecast.add_argument("--draws", type=int, help="sample paths (default: scenario)")
-    forecast.add_argument("--seed", type=int, help="random seed (default: scenario)")
-    forecast.add_argument("--out", help="directory for CSV, Parquet, JSON and PNG files")
+    forecast.add_argument("--horizon", type=check.horizon_year,
+                          help="last calendar year, at most 2100 (default: scenario)")
+    forecast.add_argument("--draws", type=check.positive_int,
+                          help="sample paths (default: scenario)")
+    forecast.add_argument("--seed", type=check.seed, help="random seed (default: scenario)")
+    forecast.add_argument("--out", type=check.directory_to_be,
+                          help="directory for CSV, Parquet, JSON and PNG files")
     forecast.add_argument("--format", choices=["table", "json", "csv"], default="table")
-    forecast.add_argument("--fit", help="use this stored fit id instead of the latest")
-    forecast.add_argument("--data", help="data directory (default: the project's data/)")
-    forecast.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
-    forecast.set_defaults(handler=cmd_forecast)
+    forecast.add_argument("--fit", type=check.nonempty,
+                          help="use this stored fit id instead of the latest")
+    forecast.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
+    forecast.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
+    forecast.set_defaults(handler=cmd_forecast, fits=True)
 
 
 def _add_refit(commands: Commands) -> None:
     refit = commands.add_parser("refit", help="quarterly refit: ingest a data drop, fit, "
                                 "gate, publish (exit 0 published, 3 gated, 2 bad input, 4 busy)")
-    refit.add_argument("--drop", help="CSV file or directory of CSV files with new rows")
-    refit.add_argument("--as-of", help="as-of date of the data, YYYY-MM-DD (default today)")
-    refit.add_argument("--scenario", nargs="+", metavar="NAME",
+    refit.add_argument("--drop", type=check.existing_path,
+                       help="CSV file or directory of CSV files with new rows")
+    refit.add_argument("--as-of", type=check.nonempty,
+                       help="as-of date of the data, YYYY-MM-DD (default today)")
+    refit.add_argument("--scenario", nargs="+", metavar="NAME", type=check.nonempty,
                        help="scenarios to fit for (default: all in scenarios/)")
-    refit.add_argument("--max-r-hat", type=float, help="gate: largest r_hat (default 1.01)")
-    refit.add_argument("--min-ess", type=float, help="gate: smallest bulk ESS (default 400)")
-    refit.add_argument("--max-divergences", type=int, help="gate: most divergences (default 0)")
-    refit.add_argument("--draws", type=int, help="sampler draws per chain (default: model's)")
-    refit.add_argument("--tune", type=int, help="sampler tuning steps (default: model's)")
-    refit.add_argument("--report-draws", type=int, default=2000,
+    refit.add_argument("--max-r-hat", type=check.r_hat_bound,
+                       help="gate: largest r_hat, >= 1 (default 1.01)")
+    refit.add_argument("--min-ess", type=check.non_negative_float,
+                       help="gate: smallest bulk ESS (default 400)")
+    refit.add_argument("--max-divergences", type=check.non_negative_int,
+                       help="gate: most divergences (default 0)")
+    refit.add_argument("--draws", type=check.sampler_steps,
+                       help="sampler draws per chain (default: model's)")
+    refit.add_argument("--tune", type=check.sampler_steps,
+                       help="sampler tuning steps (default: model's)")
+    refit.add_argument("--report-draws", type=check.positive_int, default=2000,
                        help="sample paths per forecast in the revision report")
-    refit.add_argument("--data", help="data to start from (default: newest fit's data)")
-    refit.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
-    refit.set_defaults(handler=cmd_refit)
+    refit.add_argument("--data", type=check.existing_directory,
+                       help="data to start from (default: newest fit's data)")
+    refit.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
+    refit.set_defaults(handler=cmd_refit, fits=True)
 
 
 def _add_fits(commands: Commands) -> None:
@@ -360,48 +375,38 @@ def _add_fits(commands: Commands) -> None:
     listing.add_argument("--format", choices=["table", "json"], default="table")
     listing.set_defaults(handler=cmd_fits_list)
     showing = fits.add_parser("show", help="provenance and diagnostics of one fit")
-    showing.add_argument("fit_id")
+    showing.add_argument("fit_id", type=check.nonempty)
     showing.add_argument("--format", choices=["table", "json"], default="table")
     showing.set_defaults(handler=cmd_fits_show)
     diffing = fits.add_parser("diff", help="how headline forecasts moved between two fits")
-    diffing.add_argument("old")
-    diffing.add_argument("new")
-    diffing.add_argument("--draws", type=int, default=2000)
-    diffing.add_argument("--seed", type=int, default=0)
+    diffing.add_argument("old", type=check.nonempty)
+    diffing.add_argument("new", type=check.nonempty)
+    diffing.add_argument("--draws", type=check.positive_int, default=2000)
+    diffing.add_argument("--seed", type=check.seed, default=0)
     diffing.set_defaults(handler=cmd_fits_diff)
     collecting = fits.add_parser("gc", help="remove what crashed runs left, mark them crashed")
     collecting.set_defaults(handler=cmd_fits_gc)
     for sub in (listing, showing, diffing, collecting):
-        sub.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
-
-
-def _add_run_options(sub: argparse.ArgumentParser) -> None:
-    """Scenario, paths, seed and which fit and data: shared by sensitivity and report."""
-    sub.add_argument("--scenario", default="base")
-    sub.add_argument("--draws", type=int, help="paths per run (default: sensitivity 2000, "
-                     "report the scenario's)")
-    sub.add_argument("--seed", type=int, help="random seed (default: scenario)")
-    sub.add_argument("--fit", help="use this stored fit id instead of the latest")
-    sub.add_argument("--data", help="data directory (default: the fit's data)")
-    sub.add_argument("--artifacts", help="fit store (default: the project's artifacts/)")
+        sub.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
 
 
 def _add_sensitivity(commands: Commands) -> None:
     sensitivity = commands.add_parser("sensitivity", help="tornado of one output: each input "
                                       "from P10 to P90, the others at their medians")
-    sensitivity.add_argument("--metric", required=True,
+    sensitivity.add_argument("--metric", required=True, type=check.nonempty,
                              help="metric:YEAR (e.g. aws_revenue:2030), metric:VENDOR:YEAR "
                              "(share:aws:2030) or thesis:NAME")
     sensitivity.add_argument("--stat", choices=["median", "mean", "p10", "p90"],
                              default="median", help="statistic of a metric's paths")
-    _add_run_options(sensitivity)
+    add_run_options(sensitivity)
     sensitivity.set_defaults(handler=cmd_sensitivity)
 
 
 def _add_report(commands: Commands) -> None:
     report = commands.add_parser("report", help="HTML and Markdown report of a scenario")
-    report.add_argument("--out", default="out", help="directory for the report (default out/)")
-    _add_run_options(report)
+    report.add_argument("--out", default="out", type=check.directory_to_be,
+                        help="directory for the report (default out/)")
+    add_run_options(report)
     report.set_defaults(handler=cmd_report)
 
 
@@ -423,29 +428,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
-    try:
+    """Run the CLI; returns the exit code (:mod:`forecast.reporting.console.exits`)."""
+
+    def command() -> int:
         args = build_parser().parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler
-        return handler(args)
-    except RefitBusyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BUSY
-    except DataValidationError as exc:
-        for issue in exc.issues:
-            print(issue, file=sys.stderr)
-        print(f"{len(exc.issues)} problem(s) found", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ForecastError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # Output piped into `head` and closed early: not an error of ours.
-        sys.stderr.close()
-        return EXIT_OK
+        with _sampler_display(args):
+            return handler(args)
+
+    return run_command(command)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ with ``--artifacts``.
 from __future__ import annotations
 
 import json
+import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -108,8 +110,39 @@ def test_unwritable_out_writes_nothing(store, tmp_path):
     blocker.write_text("not a directory")
     result = forecast(store, "--scenario", "base", "--out", str(blocker / "sub"))
     assert result.returncode == 2
-    assert "not writable" in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr == (f"error: cli.py forecast: argument --out: {blocker / 'sub'}: not "
+                             f"a directory ({blocker} is a file)\n")
     assert blocker.read_text() == "not a directory"
+    assert result.stdout == ""  # refused while parsing: no forecast was made
+
+
+def test_json_to_a_full_disk_is_one_line_and_exit_6(store):
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "forecast",
+                                 "--artifacts", str(store), "--draws", "400", "--format",
+                                 "json"], stdout=full, stderr=subprocess.PIPE, text=True,
+                                cwd=ROOT, timeout=300)
+    assert result.returncode == 6
+    assert result.stderr == "error: No space left on device\n"
+
+
+def _small_disk() -> None:
+    """In the child: files may not grow past 200 kB (a nearly full disk), writes past it
+    fail with EFBIG instead of killing the process."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+
+def test_out_on_a_full_disk_is_one_line_exit_6_and_leaves_nothing(store, tmp_path):
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "forecast", "--artifacts",
+                             str(store), "--draws", "400", "--out", str(out)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300,
+                            preexec_fn=_small_disk)
+    assert result.returncode == 6, result.stderr
+    assert result.stderr.startswith(f"error: {out}: forecast files not written (")
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+    assert list(out.iterdir()) == []
 
 
 def test_forecast_path_never_imports_pymc(store):

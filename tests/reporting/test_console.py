@@ -3,6 +3,7 @@ paths (the same text on stored fits is checked end to end in tests/test_forecast
 
 from __future__ import annotations
 
+import errno
 import json
 
 import numpy as np
@@ -112,3 +113,34 @@ def test_forecast_files_all_or_nothing(tmp_path):
     blocker.write_text("")
     with pytest.raises(ForecastError, match="not writable"):
         check_out_dir(blocker / "sub")
+
+
+def test_forecast_files_on_a_full_disk_leave_nothing(tmp_path, monkeypatch):
+    def full(self, path):
+        path.write_bytes(b"partial")
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(Forecast, "to_parquet", full)
+    with pytest.raises(OSError, match="forecast files not written") as raised:
+        write_forecast_files(synthetic("bull"), tmp_path)
+    assert raised.value.errno == errno.ENOSPC and raised.value.filename == str(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_forecast_files_on_a_full_disk_are_one_line_and_exit_6(tmp_path, monkeypatch,
+                                                                  capsys):
+    import cli
+
+    def full(self, path):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.delenv("FORECAST_DEBUG", raising=False)
+    monkeypatch.setattr("forecast.pipeline.runner.run_scenario",
+                        lambda name, **kwargs: synthetic(name))
+    monkeypatch.setattr(Forecast, "to_parquet", full)
+    assert cli.main(["forecast", "--scenario", "bull", "--out", str(tmp_path)]) == 6
+    captured = capsys.readouterr()
+    assert captured.out.startswith("scenario bull, fit F1")  # the table was printed
+    assert captured.err == (f"error: {tmp_path}: forecast files not written (No space left "
+                            "on device)\n")
+    assert list(tmp_path.iterdir()) == []
