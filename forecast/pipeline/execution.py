@@ -1,0 +1,382 @@
+"""Where pure tasks run: serially, on an embedded Dask ``LocalCluster``, or on a user's cluster.
+
+Backtests (models x origins), sensitivity runs and scenario sweeps (grid points x seeds) are
+lists of independent, pure tasks. :func:`executor` is a context manager giving a
+:class:`TaskMap`: called like the builtin ``map`` (``task_map(fn, items)``), it runs
+``fn(item)`` for every item and returns the results **in item order**, whatever ran them and
+in whatever order they finished, so a serial run and a distributed run give the same numbers.
+It is the ``map_fn`` of :func:`forecast.evaluation.harness.run_backtest`, of the backtests
+built on it, of :class:`~forecast.reporting.sensitivity.SimulationSensitivity` and of
+:func:`forecast.pipeline.sweep.run_sweep`.
+
+Which executor (:func:`resolve`):
+
+- ``workers=0``: serial, in this process; Dask is not imported.
+- ``scheduler="tcp://host:8786"`` (or, when neither argument is given, the environment
+  variable :data:`ENV_SCHEDULER`): the user's running Dask cluster. Its workers must have
+  this package (and its data) installed at the same version; nothing is started or stopped
+  but this client.
+- otherwise: an embedded ``LocalCluster`` of ``workers`` processes (default: one per core
+  this process may use), one thread each, started on entry and closed on exit. PyMC and
+  nutpie hold the GIL in places and compile with numba, so workers are processes; each is
+  bound to one core (``sched_setaffinity``) so that a fit inside it uses one core whatever
+  its sampler asks and two workers use two cores, not four threads fighting over two.
+
+How items travel (Dask only): an item that is a dataclass is sent field by field, and a
+field value that several items share (the same object: a forecaster with its dataset, a fit
+bundle) is scattered to the workers once and passed to each task by reference, instead of
+being pickled into every task. Results are gathered by the client as they complete (a
+worker that dies afterwards loses nothing); tasks running on a worker that dies are
+rescheduled by Dask on the others. Workers never write to the fit store: callers write what
+the tasks return.
+
+Workers run numpy's BLAS with one thread (Dask's default, as the cores are the workers').
+The package's tasks give bit-identical numbers that way and in a multi-threaded serial run
+(tested); only a long BLAS reduction, which BLAS splits over its threads, could differ in
+the last bits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import numbers
+import os
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from forecast.core.errors import ForecastError
+
+#: Environment variable naming the scheduler of a running Dask cluster.
+ENV_SCHEDULER = "FORECAST_DASK_SCHEDULER"
+#: Seconds to wait for a scheduler to answer, and for its first worker.
+CONNECT_TIMEOUT = 30
+WORKER_TIMEOUT = 120
+
+#: ``on_task(done, total)``: called with ``(0, total)`` when a map starts and after each
+#: result arrives.
+OnTask = Callable[[int, int], None]
+#: ``say(line)``: where a one-line note on the executor goes.
+Say = Callable[[str], None]
+
+#: Values never worth scattering, however many items share them.
+_SCALARS = (numbers.Number, str, bytes, type(None), datetime.date, datetime.timedelta)
+
+
+def machine_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What :func:`executor` will run on: ``kind`` is ``serial``, ``local`` or ``cluster``."""
+
+    kind: str
+    workers: int = 0
+    address: str | None = None
+
+
+def resolve(workers: int | None = None, scheduler: str | None = None,
+            env: Mapping[str, str] | None = None) -> Plan:
+    """Choose the executor from the ``--workers`` and ``--scheduler`` options.
+
+    Parameters
+    ----------
+    workers
+        0 for serial; N > 0 for a local cluster of N worker processes; None for the default
+        (the scheduler of :data:`ENV_SCHEDULER` when set, else one local worker per core).
+    scheduler
+        Address of a running scheduler; wins over the environment variable.
+    env
+        The environment (default ``os.environ``).
+
+    Raises
+    ------
+    ForecastError
+        On negative workers, or workers and a scheduler both given.
+    """
+    env = os.environ if env is None else env
+    if workers is not None and workers < 0:
+        raise ForecastError(f"--workers must be >= 0, got {workers}")
+    if scheduler is not None and not scheduler.strip():
+        raise ForecastError("--scheduler needs an address such as tcp://host:8786")
+    if workers is not None and scheduler is not None:
+        raise ForecastError("--workers sizes a local cluster; it cannot be combined with "
+                            "--scheduler (the cluster's own workers run the tasks)")
+    if workers == 0:
+        return Plan("serial")
+    if workers is None:
+        address = scheduler or env.get(ENV_SCHEDULER, "").strip() or None
+        if address is not None:
+            return Plan("cluster", address=address)
+    return Plan("local", workers=workers or machine_cores())
+
+
+class TaskMap:
+    """Runs pure tasks like the builtin ``map`` and returns a list in item order.
+
+    Attributes
+    ----------
+    description
+        One line on where the tasks run, for progress output.
+    workers
+        How many tasks can run at once (1 when serial).
+    """
+
+    description = "serially in this process"
+    workers = 1
+
+    def __init__(self, on_task: OnTask | None = None):
+        self.on_task = on_task
+
+    def _tick(self, done: int, total: int) -> None:
+        if self.on_task is not None:
+            self.on_task(done, total)
+
+    def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """``[fn(item) for item in items]``, one at a time in this process."""
+        items = list(items)
+        self._tick(0, len(items))
+        results = []
+        for item in items:
+            results.append(fn(item))
+            self._tick(len(results), len(items))
+        return results
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """An item taken apart for sending: its class and field values, shared ones as slots."""
+
+    cls: type | None
+    names: tuple[str, ...]
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """Stands for the ``index``-th shared value, passed to the task separately."""
+
+    index: int
+
+
+def _fields(item: Any) -> tuple[type | None, tuple[str, ...], tuple[Any, ...]]:
+    """An item's class, field names and values; ``(None, (), (item,))`` when it is not a
+    dataclass instance that can be rebuilt from its fields alone."""
+    if not dataclasses.is_dataclass(item) or isinstance(item, type):
+        return None, (), (item,)
+    fields = dataclasses.fields(item)
+    names = tuple(f.name for f in fields)
+    state = getattr(item, "__dict__", None)
+    if state is not None and set(state) != set(names):
+        return None, (), (item,)
+    return type(item), names, tuple(getattr(item, name) for name in names)
+
+
+def _rebuild(packed: _Packed, shared: tuple[Any, ...]) -> Any:
+    """The item again, as unpickling would make it (no ``__init__`` call)."""
+    values = [shared[v.index] if isinstance(v, _Slot) else v for v in packed.values]
+    if packed.cls is None:
+        return values[0]
+    item = object.__new__(packed.cls)
+    for name, value in zip(packed.names, values, strict=True):
+        object.__setattr__(item, name, value)
+    return item
+
+
+def run_packed(fn: Callable[[Any], Any], packed: _Packed, *shared: Any) -> Any:
+    """Task body on a worker: rebuild the item and call ``fn`` on it."""
+    return fn(_rebuild(packed, shared))
+
+
+def pack_items(items: list[Any]) -> tuple[list[_Packed], list[Any]]:
+    """Take items apart; values shared by several items (by identity) become slots.
+
+    Returns the packed items and the shared values, in slot order.
+    """
+    parts = [_fields(item) for item in items]
+    counts: dict[int, int] = {}
+    for _, _, values in parts:
+        for value in {id(v): v for v in values if not isinstance(v, _SCALARS)}.values():
+            counts[id(value)] = counts.get(id(value), 0) + 1
+    slots: dict[int, _Slot] = {}
+    shared: list[Any] = []
+    packed = []
+    for cls, names, values in parts:
+        out = []
+        for value in values:
+            if counts.get(id(value), 0) > 1:
+                if id(value) not in slots:
+                    slots[id(value)] = _Slot(len(shared))
+                    shared.append(value)
+                out.append(slots[id(value)])
+            else:
+                out.append(value)
+        packed.append(_Packed(cls, names, tuple(out)))
+    return packed, shared
+
+
+class DaskTaskMap(TaskMap):
+    """Runs the tasks on a Dask cluster through ``client`` (see the module docstring)."""
+
+    def __init__(self, client: Any, description: str, workers: int,
+                 on_task: OnTask | None = None):
+        super().__init__(on_task)
+        self.client = client
+        self.description = description
+        self.workers = workers
+
+    def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """Submit every item, gather the results as they complete, return them in order."""
+        from distributed import as_completed
+
+        items = list(items)
+        total = len(items)
+        self._tick(0, total)
+        if not total:
+            return []
+        packed, shared = pack_items(items)
+        refs = (self.client.scatter(shared, broadcast=True, hash=False) if shared else [])
+        name = getattr(fn, "__name__", "task").replace("_", "-")
+        batch = uuid.uuid4().hex[:10]
+        futures = [self.client.submit(run_packed, fn, part, *refs, pure=False,
+                                      key=f"{name}-{batch}-{i}")
+                   for i, part in enumerate(packed)]
+        position = {future.key: i for i, future in enumerate(futures)}
+        results: list[Any] = [None] * total
+        try:
+            completed = as_completed(futures, with_results=True)
+            for done, (future, result) in enumerate(completed, start=1):
+                results[position[future.key]] = result
+                self._tick(done, total)
+        except Exception as exc:
+            self.client.cancel(futures)
+            error = _cluster_error(exc)
+            if error is exc:
+                raise
+            raise error from exc
+        finally:
+            del futures
+            if refs:
+                self.client.cancel(refs)
+        return results
+
+
+def _cluster_error(exc: Exception) -> Exception:
+    """A failure of the cluster as a one-line :class:`ForecastError`; a task's own error
+    (raised by the task's code) as it is."""
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    if isinstance(exc, KilledWorker):
+        return ForecastError(f"Dask gave up on a task after its workers died: {exc}".strip())
+    if isinstance(exc, CommClosedError | ConnectionError):
+        return ForecastError(f"lost the connection to the Dask scheduler: {exc}")
+    return exc
+
+
+def _pin(cpus: tuple[int, ...], dask_worker: Any = None) -> int | None:
+    """Bind this worker process to one of ``cpus`` (by the worker's number); the core."""
+    if not hasattr(os, "sched_setaffinity") or dask_worker is None:
+        return None
+    try:
+        index = int(dask_worker.name)
+    except (TypeError, ValueError):
+        return None
+    cpu = cpus[index % len(cpus)]
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
+@contextmanager
+def _local_cluster(workers: int, on_task: OnTask | None) -> Iterator[DaskTaskMap]:
+    """A LocalCluster of ``workers`` one-thread processes, each bound to one core."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                           dashboard_address=":0", silence_logs=logging.ERROR)
+    try:
+        client = Client(cluster)
+        try:
+            if hasattr(os, "sched_getaffinity"):
+                client.run(_pin, tuple(sorted(os.sched_getaffinity(0))))
+            yield DaskTaskMap(client, f"on a local Dask cluster of {workers} worker "
+                              "processes (1 thread each)", workers, on_task)
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+
+
+@contextmanager
+def _remote_cluster(address: str, on_task: OnTask | None) -> Iterator[DaskTaskMap]:
+    """A client of the running cluster at ``address`` (closed on exit; the cluster stays)."""
+    from distributed import Client
+
+    try:
+        client = Client(address, timeout=f"{CONNECT_TIMEOUT}s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ForecastError(f"cannot reach the Dask scheduler at {address}: "
+                            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                            ) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=WORKER_TIMEOUT)
+        except TimeoutError:
+            raise ForecastError(f"the Dask scheduler at {address} has no worker "
+                                f"(waited {WORKER_TIMEOUT} s)") from None
+        workers = sum(w.get("nthreads", 1)
+                      for w in client.scheduler_info()["workers"].values())
+        yield DaskTaskMap(client, f"on the Dask cluster at {address} ({workers} worker "
+                          "threads)", workers, on_task)
+    finally:
+        client.close()
+
+
+@contextmanager
+def executor(workers: int | None = None, scheduler: str | None = None, *,
+             on_task: OnTask | None = None, say: Say | None = None,
+             env: Mapping[str, str] | None = None) -> Iterator[TaskMap]:
+    """The :class:`TaskMap` chosen by :func:`resolve`; closes what it started on exit.
+
+    Parameters
+    ----------
+    workers, scheduler, env
+        See :func:`resolve`.
+    on_task
+        Progress: ``on_task(done, total)`` at the start of every map and after each result.
+    say
+        Called with one line saying where the tasks run.
+
+    Raises
+    ------
+    ForecastError
+        On bad options, an unreachable scheduler or one without workers, Dask not installed.
+    """
+    plan = resolve(workers, scheduler, env)
+    if plan.kind == "serial":
+        task_map: TaskMap = TaskMap(on_task)
+        if say is not None:
+            say(f"running tasks {task_map.description}")
+        yield task_map
+        return
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ForecastError("Dask is not installed (pip install 'dask[distributed]'); "
+                            "--workers 0 runs serially without it") from None
+    context = (_local_cluster(plan.workers, on_task) if plan.kind == "local"
+               else _remote_cluster(str(plan.address), on_task))
+    with context as dask_map:
+        if say is not None:
+            say(f"running tasks {dask_map.description}")
+        yield dask_map
+

@@ -1,0 +1,220 @@
+"""The execution layer: which executor the options choose, results in task order whatever
+ran them, shared task fields sent once, errors as one line, no Dask on the serial path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import cloudpickle
+import numpy as np
+import pytest
+
+from forecast.core.errors import ForecastError
+from forecast.evaluation import harness
+from forecast.pipeline import execution
+from forecast.pipeline.execution import Plan, TaskMap, executor, pack_items, resolve
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Dask workers cannot import this test module: pickle its functions and classes by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+@dataclass(frozen=True)
+class Job:
+    """A task with a big shared field and a small own one."""
+
+    weights: np.ndarray
+    index: int
+    label: tuple[str, int]
+
+
+def weigh(job: Job) -> tuple[int, float, tuple[str, int]]:
+    # numpy's own pairwise sum: the same in a one-thread worker as here (a BLAS dot product
+    # of this length would split across threads where BLAS has several).
+    rng = np.random.default_rng(job.index)
+    return job.index, float(np.sum(job.weights * rng.standard_normal(len(job.weights)))), \
+        job.label
+
+
+def fail_on_three(job: Job) -> int:
+    if job.index == 3:
+        raise ForecastError(f"job {job.index} has bad input")
+    return job.index
+
+
+@dataclass(frozen=True)
+class GaussianForecaster:
+    """A harness forecaster with a big field (as a dataset would be)."""
+
+    payload: np.ndarray
+    draws: int = 200
+
+    def __call__(self, origin: int) -> dict[harness.Cell, np.ndarray]:
+        rng = np.random.default_rng(harness.task_seed(7, origin))
+        return {("s", h): origin + h + rng.standard_normal(self.draws) for h in (1, 2, 3)}
+
+
+def truth(origin: int) -> dict[harness.Cell, float]:
+    return {("s", h): origin + h + 0.3 for h in (1, 2, 3)}
+
+
+# --------------------------------------------------------------------------- choice
+
+
+def test_options_choose_the_executor() -> None:
+    assert resolve(0, env={}) == Plan("serial")
+    assert resolve(3, env={}) == Plan("local", workers=3)
+    assert resolve(None, env={}) == Plan("local", workers=execution.machine_cores())
+    assert resolve(None, "tcp://h:1", env={}) == Plan("cluster", address="tcp://h:1")
+    env = {execution.ENV_SCHEDULER: "tcp://from-env:8786"}
+    assert resolve(None, env=env) == Plan("cluster", address="tcp://from-env:8786")
+    assert resolve(None, "tcp://flag:1", env=env).address == "tcp://flag:1"
+    # An explicit local size wins over the environment.
+    assert resolve(2, env=env) == Plan("local", workers=2)
+    assert resolve(0, env=env) == Plan("serial")
+
+
+@pytest.mark.parametrize(("workers", "scheduler", "message"), [
+    (-1, None, "--workers must be >= 0"),
+    (2, "tcp://h:1", "cannot be combined"),
+    (0, "tcp://h:1", "cannot be combined"),
+    (None, " ", "--scheduler needs an address"),
+])
+def test_bad_options_are_one_line_errors(workers, scheduler, message) -> None:
+    with pytest.raises(ForecastError, match=message) as info:
+        resolve(workers, scheduler, env={})
+    assert "\n" not in str(info.value)
+
+
+def test_serial_map_is_the_builtin_map_with_progress() -> None:
+    ticks: list[tuple[int, int]] = []
+    jobs = [Job(np.ones(3), i, ("a", i)) for i in range(4)]
+    with executor(0, on_task=lambda d, n: ticks.append((d, n))) as task_map:
+        assert type(task_map) is TaskMap
+        assert task_map(weigh, jobs) == list(map(weigh, jobs))
+    assert ticks == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+# --------------------------------------------------------------------------- packing
+
+
+def test_fields_shared_by_several_items_become_one_slot() -> None:
+    weights = np.arange(5.0)
+    label = ("same", 1)
+    jobs = [Job(weights, i, label) for i in range(3)] + [Job(np.zeros(2), 9, ("x", 0))]
+    packed, shared = pack_items(jobs)
+    # The array is shared by identity; the label tuple too; ints never are.
+    assert len(shared) == 2 and shared[0] is weights and shared[1] is label
+    assert packed[0].values[0] == packed[2].values[0] == execution._Slot(0)
+    assert packed[3].values[0] is jobs[3].weights
+    for job, part in zip(jobs, packed, strict=True):
+        rebuilt = execution._rebuild(part, tuple(shared))
+        assert type(rebuilt) is Job and rebuilt.index == job.index
+        assert rebuilt.weights is job.weights and rebuilt.label == job.label
+    # Anything else travels whole.
+    assert pack_items([1, "a", (2, 3)]) == (
+        [execution._Packed(None, (), (v,)) for v in (1, "a", (2, 3))], [])
+
+
+# --------------------------------------------------------------------------- Dask
+
+
+@pytest.fixture(scope="module")
+def local_map():
+    """A 2-worker LocalCluster for the module's tests (started once)."""
+    with executor(2) as task_map:
+        yield task_map
+
+
+def test_local_cluster_gives_the_serial_results_in_task_order(local_map) -> None:
+    weights = np.random.default_rng(0).standard_normal(20_000)
+    jobs = [Job(weights, i, ("j", i)) for i in range(12)]
+    ticks: list[tuple[int, int]] = []
+    local_map.on_task = lambda d, n: ticks.append((d, n))
+    try:
+        assert local_map(weigh, jobs) == [weigh(job) for job in jobs]
+        assert local_map(weigh, []) == []
+    finally:
+        local_map.on_task = None
+    assert ticks[0] == (0, 12) and ticks[-2] == (12, 12) and ticks[-1] == (0, 0)
+    assert [d for d, _ in ticks[:-1]] == list(range(13))
+    assert local_map.workers == 2 and "local Dask cluster of 2" in local_map.description
+
+
+def test_workers_of_the_local_cluster_use_one_core_each(local_map) -> None:
+    import os
+
+    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs CPU affinity and two cores")
+    cores = local_map.client.run(lambda: sorted(os.sched_getaffinity(0)))
+    assert all(len(cpus) == 1 for cpus in cores.values())
+    assert len({cpus[0] for cpus in cores.values()}) == 2
+
+
+def test_a_task_error_reaches_the_caller_as_it_was(local_map) -> None:
+    jobs = [Job(np.ones(2), i, ("j", i)) for i in range(6)]
+    with pytest.raises(ForecastError, match="job 3 has bad input"):
+        local_map(fail_on_three, jobs)
+    # The cluster is still usable afterwards.
+    assert local_map(fail_on_three, jobs[:3]) == [0, 1, 2]
+
+
+def test_harness_backtest_on_dask_equals_the_serial_one(local_map) -> None:
+    payload = np.zeros(50_000)
+    forecasters = {"g": GaussianForecaster(payload), "wide": GaussianForecaster(payload, 300)}
+    serial = harness.run_backtest(forecasters, list(range(6)), truth)
+    other = harness.run_backtest(forecasters, list(range(6)), truth, map_fn=local_map)
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(serial, other)
+
+
+def test_an_unreachable_scheduler_is_one_line(monkeypatch) -> None:
+    import socket
+
+    monkeypatch.setattr(execution, "CONNECT_TIMEOUT", 2)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ForecastError, match="cannot reach the Dask scheduler") as info, \
+            executor(scheduler=f"tcp://127.0.0.1:{port}"):
+        pass
+    assert "\n" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- imports
+
+
+def test_the_forecast_command_and_serial_runs_never_import_dask() -> None:
+    code = (
+        "import sys, cli\n"
+        "cli.build_parser().parse_args(['forecast', '--scenario', 'base'])\n"
+        "import forecast.pipeline.runner, forecast.pipeline.simulate\n"
+        "import forecast.pipeline.results, forecast.pipeline.sweep\n"
+        "from forecast.pipeline.execution import executor\n"
+        "with executor(0) as task_map:\n"
+        "    assert task_map(abs, [-1, 2]) == [1, 2]\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed'})\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
+
+
+@pytest.mark.slow
+def test_cli_forecast_never_imports_dask(fit_store) -> None:
+    code = (
+        "import sys, cli\n"
+        f"code = cli.main(['forecast', '--artifacts', {str(fit_store)!r}, '--draws', '200',"
+        " '--format', 'json'])\n"
+        "assert code == 0, code\n"
+        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'dask', 'distributed'}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout
