@@ -94,11 +94,12 @@ def cmd_series(args: argparse.Namespace) -> int:
 
 
 def cmd_backtest(args: argparse.Namespace) -> int:
-    """Rolling-origin backtest of the market model."""
-    from forecast.reporting.console.models import backtest_text
+    """Rolling-origin backtest of the market model (fits on Dask; see --workers)."""
+    from forecast.reporting.console.parallel import backtest_text
 
     print(backtest_text(origins=args.origins, horizon=args.horizon, draws=args.draws,
-                        data_dir=args.data, progress=_say))
+                        data_dir=args.data, workers=args.workers, scheduler=args.scheduler,
+                        progress=_say))
     return EXIT_OK
 
 
@@ -205,17 +206,32 @@ def cmd_fits_gc(args: argparse.Namespace) -> int:
 def cmd_sensitivity(args: argparse.Namespace) -> int:
     """Tornado and global ranking of one output."""
     from forecast.pipeline.runner import preflight
-    from forecast.reporting.sensitivity import run_sensitivity
+    from forecast.reporting.console.parallel import sensitivity_result
     from forecast.reporting.sensitivity.display import sensitivity_text, timing_text
     from forecast.reporting.sensitivity.simulation import DEFAULT_DRAWS
 
     preflight([args.scenario], args.draws or DEFAULT_DRAWS, root=args.artifacts,
               data_dir=args.data)
-    result = run_sensitivity(args.scenario, args.metric, stat=args.stat, draws=args.draws,
-                             seed=args.seed, root=args.artifacts, fit_id=args.fit,
-                             data_dir=args.data, progress=_say)
+    result = sensitivity_result(args.scenario, args.metric, stat=args.stat, draws=args.draws,
+                                seed=args.seed, root=args.artifacts, fit_id=args.fit,
+                                data_dir=args.data, workers=args.workers,
+                                scheduler=args.scheduler, progress=_say)
     print(sensitivity_text(result))
     _say(timing_text(result))
+    return EXIT_OK
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Re-simulate a scenario over a grid of held inputs; write the table and a heat map."""
+    from forecast.pipeline.runner import preflight
+    from forecast.reporting.console.sweeps import sweep_text
+
+    preflight([args.scenario], args.draws, horizon=args.horizon, root=args.artifacts,
+              data_dir=args.data)
+    print(sweep_text(args.scenario, args.vary, draws=args.draws, seed=args.seed,
+                     seeds=args.seeds, horizon=args.horizon, thesis=args.thesis,
+                     out=args.out, root=args.artifacts, fit_id=args.fit, data_dir=args.data,
+                     workers=args.workers, scheduler=args.scheduler, progress=_say))
     return EXIT_OK
 
 
@@ -293,6 +309,7 @@ def _add_backtest(commands: Commands) -> None:
     backtest.add_argument("--draws", type=check.sampler_steps, default=1000,
                           help="posterior predictive draws per forecast")
     backtest.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
+    _add_execution_options(backtest)
     backtest.set_defaults(handler=cmd_backtest, fits=True)
 
 
@@ -399,7 +416,37 @@ def _add_sensitivity(commands: Commands) -> None:
     sensitivity.add_argument("--stat", choices=["median", "mean", "p10", "p90"],
                              default="median", help="statistic of a metric's paths")
     add_run_options(sensitivity)
+    _add_execution_options(sensitivity)
     sensitivity.set_defaults(handler=cmd_sensitivity)
+
+
+def _add_execution_options(sub: argparse.ArgumentParser) -> None:
+    """Where the runs go: --workers (a local Dask cluster, 0 serial) or --scheduler."""
+    sub.add_argument("--workers", type=check.worker_count, metavar="N",
+                     help="worker processes of the local Dask cluster (default: one per "
+                     "core); 0 runs serially without Dask")
+    sub.add_argument("--scheduler", metavar="ADDRESS", type=check.nonempty,
+                     help="run on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
+                     "(default: $FORECAST_DASK_SCHEDULER, else a local cluster)")
+
+
+def _add_sweep(commands: Commands) -> None:
+    sweep = commands.add_parser("sweep", help="re-simulate a scenario over a grid of held "
+                                "inputs; CSV, Parquet and a heat map of a thesis")
+    sweep.add_argument("--vary", action="append", required=True, metavar="INPUT=LOW:HIGH:N",
+                       type=check.nonempty, help="hold INPUT at N values from LOW to HIGH "
+                       "(quarter inputs: labels such as 2027Q1); repeat for a grid")
+    sweep.add_argument("--seeds", type=check.positive_int, default=1,
+                       help="seeds per grid point, from --seed on (default 1)")
+    sweep.add_argument("--horizon", type=check.horizon_year,
+                       help="last calendar year (default: scenario)")
+    sweep.add_argument("--thesis", type=check.nonempty,
+                       help="thesis of the heat map (default: the first)")
+    sweep.add_argument("--out", default="out", type=check.directory_to_be,
+                       help="directory for the files (default out/)")
+    add_run_options(sweep)
+    _add_execution_options(sweep)
+    sweep.set_defaults(handler=cmd_sweep)
 
 
 def _add_report(commands: Commands) -> None:
@@ -414,7 +461,7 @@ def _add_report(commands: Commands) -> None:
 SUBCOMMANDS: tuple[Callable[[Commands], None], ...] = (
     _add_data, _add_scenarios, _add_economics, _add_series, _add_backtest, _add_check,
     _add_diffusion,
-    _add_forecast, _add_refit, _add_fits, _add_sensitivity, _add_report,
+    _add_forecast, _add_refit, _add_fits, _add_sensitivity, _add_report, _add_sweep,
 )
 
 

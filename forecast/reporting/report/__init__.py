@@ -13,11 +13,14 @@ one-at-a-time and Monte Carlo sensitivity (:mod:`forecast.reporting.sensitivity`
 - every assumption of the scenario with its unit, rationale and what it cites; the
   correlations, prior overrides and thesis definitions;
 - convergence diagnostics of every model (r_hat, ESS, divergences);
-- the data tables behind the fit.
+- the data tables behind the fit;
+- optionally (``build_report(..., sweep=...)``), a scenario sweep: a thesis probability over
+  a grid of held inputs (:mod:`~forecast.reporting.report.sweep_section`).
 
 Modules: :mod:`~forecast.reporting.report.blocks` (the blocks and their HTML and Markdown),
 :mod:`~forecast.reporting.report.sections` and
-:mod:`~forecast.reporting.report.sensitivity_section` (what each section shows),
+:mod:`~forecast.reporting.report.sensitivity_section`,
+:mod:`~forecast.reporting.report.sweep_section` (what each section shows),
 :mod:`~forecast.reporting.report.build` (running the forecasts, assembling, writing).
 """
 

@@ -11,6 +11,7 @@ from forecast.pipeline.results import Forecast
 from forecast.reporting.report import sections
 from forecast.reporting.report.blocks import Report, ReportBuilder
 from forecast.reporting.report.sensitivity_section import sensitivity
+from forecast.reporting.report.sweep_section import sweep as sweep_section
 
 #: Scenarios the report compares by default.
 COMPARE = ("bull", "base", "bear")
@@ -33,6 +34,7 @@ def build_report(
     sensitivity_draws: int | None = None,
     spider_inputs: int = SPIDER_INPUTS,
     progress: Callable[[str], None] | None = None,
+    sweep: Any | None = None, sweep_thesis: str | None = None,
 ) -> Report:
     """Build the report of one scenario.
 
@@ -56,14 +58,15 @@ def build_report(
         How many of the largest tornado swings the spider chart shows.
     progress
         Called with a line per step.
+    sweep, sweep_thesis
+        Optional: a sweep (:func:`forecast.pipeline.sweep.run_sweep`) shown after the
+        sensitivity section, as a chart and table of ``sweep_thesis`` (default: its first).
 
     Returns
     -------
     Report
         The blocks, the numbers shown and the seconds each part took.
     """
-    from forecast.reporting.sensitivity import DEFAULT_DRAWS
-
     say = progress or (lambda message: None)
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -86,12 +89,10 @@ def build_report(
     timings["charts"] = time.perf_counter() - mark
     sections.comparison(b, results)
 
-    mark = time.perf_counter()
-    sensitivity(b, result, scenario, dataset, bundle,
-                sensitivity_metric or f"aws_revenue_topdown:{result.meta['horizon']}",
-                sensitivity_draws or min(DEFAULT_DRAWS, result.draws), spider_inputs, progress)
-    timings["sensitivity"] = time.perf_counter() - mark
+    run = (scenario, dataset, bundle, sensitivity_metric, sensitivity_draws, spider_inputs)
+    timings["sensitivity"] = _sensitivity(b, result, run, progress)
     say(f"sensitivity: {timings['sensitivity']:.1f} s")
+    sweep_section(b, sweep, sweep_thesis)  # none unless a sweep is given
 
     sections.assumptions(b, scenario)
     sections.diagnostics(b, bundle)
@@ -99,6 +100,20 @@ def build_report(
     timings["total"] = time.perf_counter() - started
     return Report(scenario=result.scenario, blocks=b.blocks, numbers=b.numbers,
                   timings=timings)
+
+
+def _sensitivity(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
+                 progress: Callable[[str], None] | None) -> float:
+    """The sensitivity section; ``run`` is (scenario, dataset, bundle, metric, draws,
+    spider inputs) as :func:`build_report` got them. Returns its seconds."""
+    from forecast.reporting.sensitivity import DEFAULT_DRAWS
+
+    scenario, dataset, bundle, metric, draws, spider_inputs = run
+    mark = time.perf_counter()
+    sensitivity(b, result, scenario, dataset, bundle,
+                metric or f"aws_revenue_topdown:{result.meta['horizon']}",
+                draws or min(DEFAULT_DRAWS, result.draws), spider_inputs, progress)
+    return time.perf_counter() - mark
 
 
 def _forecast(name: str, draws: int | None, seed: int | None, horizon: int | None,

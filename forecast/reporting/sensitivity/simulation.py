@@ -5,6 +5,10 @@ scenario inputs held at quantiles (the ``inputs`` argument of ``simulate``), alw
 same seed and number of draws: common random numbers, so the posterior draws and model noise
 are identical across runs and a swing is the effect of the input, not Monte Carlo noise.
 :func:`run_sensitivity` adds the global ranking over the scenario's own Monte Carlo draws.
+
+Each run is a pure task (:class:`PointTask`, :func:`run_point`); the runs a tornado or a
+spider needs are planned first and handed together to a pluggable ``map_fn`` (serial by
+default; :mod:`forecast.pipeline.execution` sends them to Dask), with the same numbers.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from forecast.reporting.sensitivity.outputs import (
 
 #: Default number of paths per one-at-a-time run.
 DEFAULT_DRAWS = 2000
+
+MapFn = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
 
 
 def fixed_inputs(scenario: Any, point: Mapping[str, float], n: int) -> pd.DataFrame:
@@ -124,6 +130,37 @@ def _memoised_bundle(bundle: Any) -> Any:
     return dataclasses.replace(bundle, models=models)
 
 
+@dataclass(frozen=True)
+class PointTask:
+    """One one-at-a-time run: every input held at ``point`` (in the scenario's input order).
+
+    A pure function of its fields (:func:`run_point`), so it can run anywhere.
+    """
+
+    bundle: Any
+    dataset: Any
+    scenario: Any
+    point: tuple[float, ...]
+    draws: int
+    seed: int
+    horizon: int | None
+    outputs: tuple[OutputSpec, ...]
+
+
+def run_point(task: PointTask) -> dict[OutputSpec, float]:
+    """Simulate with the inputs held at the task's point; the value of every output."""
+    from forecast.pipeline.simulate import simulate
+
+    scenario = task.scenario
+    inputs = fixed_inputs(scenario, dict(zip(scenario.input_names, task.point, strict=True)),
+                          task.draws)
+    result = simulate(task.bundle, task.dataset, scenario, draws=task.draws, seed=task.seed,
+                      horizon=task.horizon, inputs=inputs)
+    for spec in task.outputs:
+        check_output(result, spec)
+    return {spec: output_value(result, spec) for spec in task.outputs}
+
+
 class SimulationSensitivity:
     """One-at-a-time sensitivity of forecast outputs, re-running ``simulate`` per point.
 
@@ -146,12 +183,15 @@ class SimulationSensitivity:
         Last calendar year (default: the scenario's).
     progress
         Called with a line every 10 simulation runs.
+    map_fn
+        Runs the planned runs of a tornado or spider (:func:`run_point` over
+        :class:`PointTask`), like the builtin ``map`` (the default) and in order.
     """
 
     def __init__(self, bundle: Any, dataset: Any, scenario: Any,
                  outputs: Sequence[OutputSpec | str], draws: int = DEFAULT_DRAWS,
                  seed: int | None = None, horizon: int | None = None,
-                 progress: Callable[[str], None] | None = None):
+                 progress: Callable[[str], None] | None = None, map_fn: MapFn = map):
         if int(draws) <= 0:
             raise ForecastError(f"draws must be > 0, got {draws}")
         self.outputs = [parse_output(o) if isinstance(o, str) else o for o in outputs]
@@ -164,30 +204,53 @@ class SimulationSensitivity:
         self.seed = scenario.seed if seed is None else int(seed)
         self.horizon = horizon
         self.progress = progress
+        self.map_fn = map_fn
         self.runs = 0
         self._cache: dict[tuple[float, ...], dict[OutputSpec, float]] = {}
-        self._checked = False
         self._medians = {name: float(spec.median()) for name, spec in scenario.inputs.items()}
 
-    def _values(self, point: Mapping[str, float]) -> dict[OutputSpec, float]:
-        names = self.scenario.input_names
-        full = {name: float(point.get(name, self._medians[name])) for name in names}
-        key = tuple(full[name] for name in names)
-        if key not in self._cache:
-            from forecast.pipeline.simulate import simulate
+    def _key(self, point: Mapping[str, float]) -> tuple[float, ...]:
+        """Every input's value at ``point`` (the unnamed ones at their medians), in order."""
+        return tuple(float(point.get(name, self._medians[name]))
+                     for name in self.scenario.input_names)
 
-            inputs = fixed_inputs(self.scenario, full, self.draws)
-            result = simulate(self.bundle, self.dataset, self.scenario, draws=self.draws,
-                              seed=self.seed, horizon=self.horizon, inputs=inputs)
-            if not self._checked:
-                for spec in self.outputs:
-                    check_output(result, spec)
-                self._checked = True
+    def _task(self, key: tuple[float, ...]) -> PointTask:
+        return PointTask(self.bundle, self.dataset, self.scenario, key, self.draws,
+                         self.seed, self.horizon, tuple(self.outputs))
+
+    def _values(self, point: Mapping[str, float]) -> dict[OutputSpec, float]:
+        key = self._key(point)
+        if key not in self._cache:
+            self._cache[key] = run_point(self._task(key))
             self.runs += 1
             if self.progress is not None and self.runs % 10 == 0:
                 self.progress(f"sensitivity: {self.runs} simulation runs")
-            self._cache[key] = {spec: output_value(result, spec) for spec in self.outputs}
         return self._cache[key]
+
+    def prefetch(self, points: Iterable[Mapping[str, float]]) -> int:
+        """Run every point not yet run through ``map_fn`` at once; returns how many ran."""
+        keys = [key for key in dict.fromkeys(self._key(point) for point in points)
+                if key not in self._cache]
+        if not keys:
+            return 0
+        results = list(self.map_fn(run_point, [self._task(key) for key in keys]))
+        self._cache.update(zip(keys, results, strict=True))
+        self.runs += len(keys)
+        if self.progress is not None:
+            self.progress(f"sensitivity: {self.runs} simulation runs")
+        return len(keys)
+
+    def _plan(self, analysis: Callable[[Callable[[Mapping[str, float]], float]], Any]) -> None:
+        """Prefetch the points ``analysis(evaluate)`` asks for (found by a dry run that
+        records them), so that they run together on ``map_fn``."""
+        points: list[dict[str, float]] = []
+
+        def record(point: Mapping[str, float]) -> float:
+            points.append(dict(point))
+            return 0.0
+
+        analysis(record)
+        self.prefetch(points)
 
     def _spec(self, output: OutputSpec | str | None) -> OutputSpec:
         if output is None:
@@ -212,7 +275,9 @@ class SimulationSensitivity:
                 high: float = 90, inputs: Iterable[str] | None = None) -> pd.DataFrame:
         """Tornado data (see :func:`tornado_table`) plus each input's ``unit``."""
         self.baseline(output)  # first run: checks the outputs before the swings
-        table = tornado(self.evaluator(output), input_ppfs(self.scenario, inputs), low, high)
+        ppfs = input_ppfs(self.scenario, inputs)
+        self._plan(lambda evaluate: tornado(evaluate, ppfs, low, high))
+        table = tornado(self.evaluator(output), ppfs, low, high)
         table["unit"] = [self.scenario.inputs[name].unit for name in table["input"]]
         return table
 
@@ -221,7 +286,9 @@ class SimulationSensitivity:
                inputs: Iterable[str] | None = None) -> pd.DataFrame:
         """Spider data (see :func:`spider_table`)."""
         self.baseline(output)
-        return spider(self.evaluator(output), input_ppfs(self.scenario, inputs), percentiles)
+        ppfs = input_ppfs(self.scenario, inputs)
+        self._plan(lambda evaluate: spider(evaluate, ppfs, percentiles))
+        return spider(self.evaluator(output), ppfs, percentiles)
 
 
 @dataclass
@@ -244,7 +311,8 @@ def run_sensitivity(name: str, metric: str, *, stat: str = "median",
                     horizon: int | None = None, root: str | Path | None = None,
                     fit_id: str | None = None, data_dir: str | Path | None = None,
                     low: float = 10, high: float = 90,
-                    progress: Callable[[str], None] | None = None) -> SensitivityResult:
+                    progress: Callable[[str], None] | None = None,
+                    map_fn: MapFn = map) -> SensitivityResult:
     """Tornado of one output under a scenario, and the global ranking over its draws.
 
     Parameters
@@ -262,6 +330,10 @@ def run_sensitivity(name: str, metric: str, *, stat: str = "median",
         Which fit and data (as for :func:`forecast.pipeline.runner.run_scenario`).
     low, high
         Percentiles of the swing.
+    progress
+        Called with a line per fitting step (when a fit has to be made) and on the runs.
+    map_fn
+        Runs the one-at-a-time simulations (see :class:`SimulationSensitivity`).
 
     Returns
     -------
@@ -277,7 +349,8 @@ def run_sensitivity(name: str, metric: str, *, stat: str = "median",
                                          progress=progress)
     runner = SimulationSensitivity(bundle, dataset, scenario, [spec],
                                    draws=DEFAULT_DRAWS if draws is None else draws,
-                                   seed=seed, horizon=horizon, progress=progress)
+                                   seed=seed, horizon=horizon, progress=progress,
+                                   map_fn=map_fn)
     table = runner.tornado(spec, low=low, high=high)
     inputs = scenario.sample(runner.draws, seed=runner.seed)
     monte_carlo = simulate(runner.bundle, dataset, scenario, draws=runner.draws,

@@ -1,0 +1,193 @@
+"""A real Dask cluster, started as a user would: ``dask scheduler`` and two ``dask worker``
+processes (one thread each) on localhost, on free ports. A small backtest and a small sweep
+sent to it with ``--scheduler`` (and the environment variable) give the serial numbers; a
+worker killed in the middle of a sweep has its tasks rescheduled on the other.
+
+Every process is started in its own process group and the group is killed when the test
+ends, passed or failed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+DASK = Path(sys.executable).with_name("dask")
+#: Seconds a process may take to start on a loaded machine.
+START_TIMEOUT = 180
+
+
+@dataclass
+class Cluster:
+    """A running scheduler and its workers (by name), with their log files."""
+
+    address: str
+    logs: Path
+    processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+
+    def log_tail(self) -> str:
+        return "\n".join(f"--- {p.name}\n" + p.read_text()[-2000:]
+                         for p in sorted(self.logs.glob("*.log")))
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a process group (a worker and its nanny) and wait for it."""
+        process = self.processes[name]
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+
+
+def _start(cluster: Cluster, name: str, *args: str) -> subprocess.Popen:
+    log = open(cluster.logs / f"{name}.log", "w")  # noqa: SIM115 - closed with the process
+    process = subprocess.Popen([str(DASK), *args], cwd=ROOT, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    log.close()
+    cluster.processes[name] = process
+    return process
+
+
+def _stop(cluster: Cluster) -> None:
+    """Terminate every process group, then kill what is left."""
+    for process in cluster.processes.values():
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                continue
+    for process in cluster.processes.values():
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=20)
+
+
+def _scheduler_address(cluster: Cluster, scheduler_file: Path) -> str:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if cluster.processes["scheduler"].poll() is not None:
+            pytest.fail(f"dask scheduler exited\n{cluster.log_tail()}")
+        try:
+            return json.loads(scheduler_file.read_text())["address"]
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            time.sleep(0.2)
+    pytest.fail(f"dask scheduler did not start in {START_TIMEOUT} s\n{cluster.log_tail()}")
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, request: pytest.FixtureRequest) -> Cluster:
+    """``dask scheduler`` and workers ``w0`` and ``w1`` (``--nthreads 1``) on localhost."""
+    from distributed import Client
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    scheduler_file = tmp_path / "scheduler.json"
+    running = Cluster("", logs)
+    request.addfinalizer(lambda: _stop(running))
+    _start(running, "scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0",
+           "--no-dashboard", "--scheduler-file", str(scheduler_file))
+    running.address = _scheduler_address(running, scheduler_file)
+    for name in ("w0", "w1"):
+        _start(running, name, "worker", running.address, "--nthreads", "1", "--name", name,
+               "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "300")
+    with Client(running.address, timeout="60s") as client:
+        try:
+            client.wait_for_workers(2, timeout=START_TIMEOUT)
+        except TimeoutError:
+            pytest.fail(f"the workers did not join\n{running.log_tail()}")
+    return running
+
+
+def _share_data():
+    from forecast.models.share import simulate_share_data
+
+    quarters = [str(q) for q in pd.period_range("2020Q1", periods=14, freq="Q")]
+    rng = np.random.default_rng(0)
+    log_cost = np.log(np.array([2.0, 1.8, 1.6, 1.7]))[None] - 0.1 * np.arange(14)[:, None]
+    log_cost = log_cost + 0.05 * rng.standard_normal(log_cost.shape)
+    return simulate_share_data(quarters, ("nvidia", "amd", "google", "aws"), log_cost, 1.2,
+                               [2.5, 0.0, 0.5, -0.5], 0.4, [-2.5, -2.0, -3.0], 0.1, 0.1,
+                               seed=2)
+
+
+def _cli_sweep(store: Path, out: Path, *extra: str,
+               env: dict[str, str] | None = None) -> pd.DataFrame:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "sweep", "--artifacts", str(store),
+         "--vary", "mfu_aws=0.2:0.4:3", "--vary", "ecosystem_shift_per_year=0.01:0.05:2",
+         "--draws", "300", "--seeds", "2", "--out", str(out), *extra],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        env={**os.environ, **(env or {})})
+    assert result.returncode == 0, result.stderr
+    return pd.read_parquet(out / "sweep_base.parquet")
+
+
+def test_backtest_and_sweep_on_a_real_cluster_equal_the_serial_runs(cluster, fit_store,
+                                                                     tmp_path) -> None:
+    from forecast.evaluation.share_backtest import rolling_origin_backtest
+    from forecast.pipeline.execution import ENV_SCHEDULER, executor
+
+    data = _share_data()
+    options = {"horizon": 2, "draws": 200,
+               "sampler": {"draws": 100, "tune": 200, "chains": 2, "random_seed": 5}}
+    serial = rolling_origin_backtest(data, ["2022Q4"], **options)
+    with executor(scheduler=cluster.address) as task_map:
+        assert task_map.workers == 2
+        distributed = rolling_origin_backtest(data, ["2022Q4"], map_fn=task_map, **options)
+    pd.testing.assert_frame_equal(serial, distributed, check_exact=True)
+
+    reference = _cli_sweep(fit_store, tmp_path / "serial", "--workers", "0")
+    by_flag = _cli_sweep(fit_store, tmp_path / "flag", "--scheduler", cluster.address)
+    by_env = _cli_sweep(fit_store, tmp_path / "env", env={ENV_SCHEDULER: cluster.address})
+    assert len(reference) == 6 * 2
+    pd.testing.assert_frame_equal(reference, by_flag, check_exact=True)
+    pd.testing.assert_frame_equal(reference, by_env, check_exact=True)
+
+
+def test_a_worker_killed_mid_sweep_has_its_tasks_rescheduled(cluster, fit_store) -> None:
+    from forecast.pipeline.execution import executor
+    from forecast.pipeline.sweep import run_sweep
+
+    vary = ["mfu_aws=0.2:0.4:4", "aws_supply_cap_share=0.05:0.2:3"]
+    options = {"draws": 1500, "seeds": 2, "root": fit_store}
+    serial = run_sweep("base", vary, **options)
+    killed: list[str] = []
+    holder: dict[str, object] = {}
+
+    def kill_w1_while_it_works(done: int, total: int) -> None:
+        # At the first result after which w1 has tasks in hand: kill it, nanny and all.
+        if killed or done == 0 or done == total:
+            return
+        client = holder["map"].client  # type: ignore[attr-defined]
+        workers = client.scheduler_info()["workers"]
+        victim = next((address for address, info in workers.items()
+                       if info.get("name") == "w1"), None)
+        in_hand = client.processing().get(victim, []) if victim else []
+        if in_hand:
+            cluster.kill("w1")
+            killed.extend(in_hand)
+
+    with executor(scheduler=cluster.address, on_task=kill_w1_while_it_works) as task_map:
+        holder["map"] = task_map
+        result = run_sweep("base", vary, map_fn=task_map, **options)
+    assert killed, "w1 never had a task to lose"
+    assert cluster.processes["w1"].poll() is not None
+    table = result.table
+    assert len(table) == 12 * 2
+    assert not table.duplicated(["point", "seed"]).any()
+    pd.testing.assert_frame_equal(serial.table, table, check_exact=True)
