@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.core.calendar import period_quarters
+from forecast.core.calendar import period_quarters, quarter_index
 from forecast.core.errors import ForecastError
 
 _COMPARATORS = {
@@ -101,8 +101,13 @@ def evaluate_thesis(paths: xr.Dataset, thesis: Any,
     ``posterior_ess``: the smallest bulk ESS of the fits behind the paths (see
     :func:`monte_carlo_error`); None treats the paths as independent draws.
     """
-    values = aggregate_period(metric_values(paths, thesis), period_quarters(thesis.period),
-                              thesis.aggregate)
+    quarters = period_quarters(thesis.period)
+    first = str(paths["quarter"].values[0])
+    if quarter_index(quarters[0]) < quarter_index(first):
+        # The data have reached the period: it is history, not something to forecast.
+        return _not_evaluable(thesis, f"period {thesis.period} starts before the forecast "
+                                      f"({first}): the data cover it")
+    values = aggregate_period(metric_values(paths, thesis), quarters, thesis.aggregate)
     if thesis.comparator not in _COMPARATORS:
         raise ForecastError(f"thesis {thesis.name}: unknown comparator {thesis.comparator!r}")
     finite = np.isfinite(values)
@@ -124,6 +129,15 @@ def evaluate_thesis(paths: xr.Dataset, thesis: Any,
     if thesis.aggregate == "sum" and thesis.comparator in (">", ">="):
         result.update(first_year_reached(paths, thesis))
     return result
+
+
+def _not_evaluable(thesis: Any, note: str) -> dict[str, Any]:
+    """The row of a thesis the forecast cannot evaluate: no probability, and why."""
+    missing = float("nan")
+    return {"name": thesis.name, "statement": thesis.statement, "probability": missing,
+            "mcse": missing, "draws": 0, "metric_p10": missing, "metric_p50": missing,
+            "metric_p90": missing, "threshold": thesis.threshold,
+            "comparator": thesis.comparator, "note": note}
 
 
 def first_year_reached(paths: xr.Dataset, thesis: Any) -> dict[str, Any]:

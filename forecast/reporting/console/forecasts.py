@@ -60,6 +60,9 @@ def theses_text(result: Forecast) -> str:
         lines.append(f"  {row.name}: P = {_number(row.probability, PROBABILITY)} +- "
                      f"{_number(row.mcse, PROBABILITY)}")
         lines.append(f"      {row.statement}")
+        note = getattr(row, "note", None)
+        if isinstance(note, str):
+            lines.append(f"      not evaluated: {note}")
         first = getattr(row, "first_year_median", None)
         if first is not None and first == first:
             lines.append(f"      median first year reached: {first:.0f}; never within the "
