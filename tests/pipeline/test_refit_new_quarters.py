@@ -1,0 +1,89 @@
+"""The quarterly refit on the drop it exists for: new quarters after the last fitted one.
+
+A drop with two new quarters of results for every reported revenue series (made up for the
+test, plausible values) moves the market data's end on; the market models are refitted, the
+price and share models (whose inputs did not change) are reused, and the fit and its
+revision report are published under all three scenarios, forecasting from one common start.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from forecast.pipeline.refit import REPORT_JSON, refit
+from forecast.pipeline.runner import run_scenario
+
+pytestmark = pytest.mark.slow
+
+HEADER = ["company", "segment", "fiscal_period", "calendar_quarter_end",
+          "revenue_usd_billions", "value_qualifier", "source", "confidence", "notes"]
+#: Made-up results for the two quarters after the shipped data (growth in line with 2025).
+NEW_ROWS = [
+    ("NVIDIA", "Data Center", "FY2026Q4", "2026-01-25", 56.0),
+    ("NVIDIA", "Total revenue", "FY2026Q4", "2026-01-25", 62.0),
+    ("NVIDIA", "Data Center - networking", "FY2026Q4", "2026-01-25", 8.9),
+    ("NVIDIA", "Data Center", "FY2027Q1", "2026-04-26", 60.5),
+    ("NVIDIA", "Total revenue", "FY2027Q1", "2026-04-26", 66.8),
+    ("NVIDIA", "Data Center - networking", "FY2027Q1", "2026-04-26", 9.6),
+    ("AMD", "Data Center", "2025Q4", "2025-12-27", 4.8),
+    ("AMD", "Total revenue", "2025Q4", "2025-12-27", 9.9),
+    ("AMD", "Data Center", "2026Q1", "2026-03-28", 5.1),
+    ("AMD", "Total revenue", "2026Q1", "2026-03-28", 10.2),
+    ("Broadcom", "AI semiconductor revenue", "FY2025Q4", "2025-11-02", 6.1),
+    ("Broadcom", "AI semiconductor revenue", "FY2026Q1", "2026-02-01", 6.9),
+    ("Amazon", "AWS segment", "2025Q4", "2025-12-31", 35.0),
+    ("Amazon", "AWS segment", "2026Q1", "2026-03-31", 36.5),
+]
+
+
+@pytest.fixture
+def store(fit_store: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "artifacts"
+    shutil.copytree(fit_store, copy)
+    return copy
+
+
+@pytest.fixture
+def drop(tmp_path: Path) -> Path:
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    with (folder / "vendor_quarterly_revenue.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(HEADER)
+        for company, segment, period, end, value in NEW_ROWS:
+            writer.writerow([company, segment, period, end, value, "=",
+                             "made up for a test", "recalled", "test drop"])
+    return folder
+
+
+def test_a_drop_of_new_quarters_publishes_under_every_scenario(store, drop, loose_gate):
+    small = {"draws": 300, "tune": 600, "chains": 2}
+    result = refit(drop=drop, as_of="2026-04-30", root=store, sampler=small, gate=loose_gate,
+                   report_draws=300)
+    assert result.status == "published", result.bundle.meta.get("gate_failures")
+    models = result.bundle.models
+    markets = [key for key in models if key.startswith("market-")]
+    assert len(markets) == 3 and all(models[k].timeline[-1] == "2026Q1" for k in markets)
+    shares = {key for key in models if key.startswith("share-")}
+    assert shares and all(models[k].quarters[-1] < "2026Q1" for k in shares)
+    report = json.loads((result.directory / REPORT_JSON).read_text())
+    rows = pd.DataFrame(report["rows"])
+    assert set(rows["scenario"]) == {"base", "bull", "bear"}
+    # Headline quantities all move on; the thesis on 2026Q1 (now history) has no probability.
+    headline = rows[~rows["metric"].str.startswith("thesis:")]
+    assert len(headline) and headline["new_q50"].notna().all()
+    past = rows[rows["metric"] == "thesis:trainium3_half_cost"]
+    assert len(past) == 3 and past["new_q50"].isna().all()
+    for name in ("base", "bull", "bear"):
+        forecast = run_scenario(name, root=store, draws=200)
+        assert forecast.fit_id == result.bundle.fit_id
+        quarters = [str(q) for q in forecast.data["quarter"].values]
+        assert quarters[0] == "2026Q2"
+        shares_sum = forecast.data["share"].sum("vendor").values
+        assert abs(shares_sum - 1).max() < 1e-9
