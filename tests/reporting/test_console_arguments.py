@@ -84,6 +84,12 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         (["sensitivity", "--metric", ""], "--metric: must not be empty"),
         (["report", "--draws", "-1"], "--draws: must be > 0"),
         (["data", "validate", "--data", "/no/such/dir"], "/no/such/dir: no such directory"),
+        (["sweep", "--vary", ""], "--vary: must not be empty"),
+        (["sweep", "--vary", "a=1:2:3", "--seeds", "0"], "--seeds: must be > 0"),
+        (["sweep", "--vary", "a=1:2:3", "--horizon", "3000"], "--horizon: must be a calendar"),
+        (["sensitivity", "--metric", "tam:2030", "--workers", "-1"], "--workers: must be >= 0"),
+        (["backtest", "market", "--workers", "100000"], "--workers: must be at most 1024"),
+        (["backtest", "market", "--scheduler", ""], "--scheduler: must not be empty"),
     ],
 )
 def test_out_of_range_arguments_are_refused_before_any_work(argv, message, capsys, no_work):
@@ -98,6 +104,7 @@ REQUIRED = {
     ("backtest",): ["market"], ("check",): ["market"], ("forecast",): [], ("refit",): [],
     ("fits", "list"): [], ("fits", "show"): ["F"], ("fits", "diff"): ["A", "B"],
     ("fits", "gc"): [], ("sensitivity",): ["--metric", "tam:2030"], ("report",): [],
+    ("sweep",): ["--vary", "mfu_aws=0.3:0.5:3"],
 }
 
 
