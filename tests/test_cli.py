@@ -71,7 +71,8 @@ def test_scenarios_list_and_show():
     shown = run_cli("scenarios", "show", "bull")
     assert shown.returncode == 0, shown.stderr
     for needle in ("mfu_aws: beta(", "trainium4_launch_quarter: quarter(", "rationale:",
-                   "nvidia_share_2030_at_most_70pct"):
+                   "nvidia_share_2030_at_most_70pct", "several billion: 2-9 USD billions per year",
+                   "new_chip_ramp_quarters: 2 quarters"):
         assert needle in shown.stdout
 
 

@@ -71,6 +71,11 @@ def scenario_text(name: str) -> str:
         lines.append(f"{row.input}: {row.dist}({row.params}) [{row.unit}]  "
                      f"median [P10, P90] = {row.summary}")
         lines.append(f"    rationale: {row.rationale}")
+    settings = scenario.settings_table()
+    if not settings.empty:
+        lines += ["", "readings and settings (fixed, not sampled):"]
+        for row in settings.itertuples(index=False):
+            lines += [f"{row.name}: {row.summary}", f"    rationale: {row.rationale}"]
     if scenario.correlation_names:
         lines += ["", "rank correlations:"]
         names = scenario.correlation_names
