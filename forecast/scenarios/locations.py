@@ -28,12 +28,15 @@ NAME_PATTERN = re.compile(rf"^[A-Za-z0-9_-]{{1,{MAX_NAME_LENGTH}}}$")
 IDENTIFIER_PATTERN = re.compile(rf"^[A-Za-z_][A-Za-z0-9_]{{0,{MAX_NAME_LENGTH - 1}}}$")
 #: Longest text of an offending value or path shown in a message.
 _SHOWN = 80
+#: Paths are shown whole (a user must find the file) unless absurdly long (a 5,000-character
+#: name): an error stays one readable line.
+_SHOWN_PATH = 400
 
 
-def _shortened(text: str) -> str:
-    if len(text) <= _SHOWN:
+def _shortened(text: str, limit: int = _SHOWN) -> str:
+    if len(text) <= limit:
         return text
-    return f"{text[:_SHOWN // 2]}...{text[-_SHOWN // 4:]} ({len(text)} characters)"
+    return f"{text[:limit // 2]}...{text[-limit // 4:]} ({len(text)} characters)"
 
 
 def display(path: Path) -> str:
@@ -42,7 +45,7 @@ def display(path: Path) -> str:
         shown = str(path.resolve().relative_to(Path.cwd().resolve()))
     except (OSError, RuntimeError, ValueError):
         shown = str(path)
-    return _shortened(shown)
+    return _shortened(shown, _SHOWN_PATH)
 
 
 def _format_key(key: str | int) -> str:
