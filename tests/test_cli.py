@@ -346,6 +346,7 @@ print("after", file=sys.stderr, flush=True)
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_nutpie_bars_draw_on_a_terminal_only():
     import pty
 

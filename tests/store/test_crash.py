@@ -128,6 +128,7 @@ def test_toy_refits_killed_anywhere_leave_a_sound_store(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_real_refits_killed_at_random_moments_leave_a_sound_store(fit_store, tmp_path):
     root, work, env = tmp_path / "artifacts", tmp_path / "work", _env(tmp_path)
     shutil.copytree(fit_store, root)
