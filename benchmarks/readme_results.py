@@ -24,11 +24,12 @@ the README shows those commands' own output.
 
 Fits come from the fit store ``--artifacts`` (default ``artifacts/readme``) through
 ``forecast.pipeline.runner.load_run``, as the CLI's ``--artifacts`` reads them: made there
-with the models' default samplers when absent (bull, base and bear: about 6 minutes on 2
+with the models' default samplers when absent (bull, base and bear: about 3 minutes on 2
 cores) and reused after; the H100 Bass fit is saved under ``DIR/readme-diffusion/``. The
-backtests run every time. With the fits stored, on 2 cores: ``price`` about 1 minute (its
-backtest refits the price model once), ``share`` about 5 minutes (one share fit per origin,
-each compiled anew), ``market``, ``diffusion`` and ``forecasts`` a few seconds each.
+backtests run every time. With the fits stored, on 2 cores: ``price`` about 15 s (its
+backtest refits the price model once), ``share`` 2-7 minutes (one share fit per origin, each
+compiled anew; the range is the machine's load), ``market`` and ``forecasts`` a few seconds,
+``diffusion`` about 10 s the first time and a few seconds after.
 
     python benchmarks/readme_results.py [--section price|market|share|diffusion|forecasts|all]
                                         [--artifacts DIR]
