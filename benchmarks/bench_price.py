@@ -26,7 +26,7 @@ sampler = sys.argv[1]
 results = []
 for run in ("cold", "warm"):
     t0 = time.perf_counter()
-    fitted = PriceModel(sampler={"nuts_sampler": sampler}).fit(dataset)
+    fitted = PriceModel(sampler={"nuts_sampler": sampler}).fit_dataset(dataset)
     seconds = time.perf_counter() - t0
     d = fitted.diagnostics()
     results.append({"sampler": sampler, "run": run, "seconds": seconds,
