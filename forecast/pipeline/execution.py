@@ -17,7 +17,7 @@ Which executor (:func:`resolve`):
   this package (and its data) installed at the same version; nothing is started or stopped
   but this client.
 - otherwise: an embedded ``LocalCluster`` of ``workers`` processes (default: one per core
-  this process may use), one thread each, started on entry and closed on exit. PyMC and
+  this process may use), one thread each, started at the first map and closed on exit. PyMC and
   nutpie hold the GIL in places and compile with numba, so workers are processes; each is
   bound to one core (``sched_setaffinity``) so that a fit inside it uses one core whatever
   its sampler asks and two workers use two cores, not four threads fighting over two.
@@ -45,7 +45,7 @@ import numbers
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -359,7 +359,8 @@ def executor(workers: int | None = None, scheduler: str | None = None, *,
     Raises
     ------
     ForecastError
-        On bad options, an unreachable scheduler or one without workers, Dask not installed.
+        On bad options or Dask not installed; an unreachable scheduler, or one without
+        workers, at the first map (the cluster starts or is reached then).
     """
     plan = resolve(workers, scheduler, env)
     if plan.kind == "serial":
@@ -373,10 +374,48 @@ def executor(workers: int | None = None, scheduler: str | None = None, *,
     except ImportError:
         raise ForecastError("Dask is not installed (pip install 'dask[distributed]'); "
                             "--workers 0 runs serially without it") from None
-    context = (_local_cluster(plan.workers, on_task) if plan.kind == "local"
-               else _remote_cluster(str(plan.address), on_task))
-    with context as dask_map:
-        if say is not None:
-            say(f"running tasks {dask_map.description}")
-        yield dask_map
+    def start() -> Any:
+        return (_local_cluster(plan.workers, on_task) if plan.kind == "local"
+                else _remote_cluster(str(plan.address), on_task))
+
+    with ExitStack() as stack:
+        yield LazyTaskMap(start, stack, on_task, say)
+
+
+class LazyTaskMap(TaskMap):
+    """A :class:`DaskTaskMap` started at its first map (or first look at its ``client``,
+    ``description`` or ``workers``), closed by :func:`executor`: a command that fails before
+    its first task starts no cluster."""
+
+    def __init__(self, start: Callable[[], Any], stack: ExitStack, on_task: OnTask | None,
+                 say: Say | None):
+        super().__init__(on_task)
+        self._start, self._stack, self._say = start, stack, say
+        self._inner: DaskTaskMap | None = None
+
+    def started(self) -> DaskTaskMap:
+        """The running map (starting or connecting to the cluster the first time)."""
+        if self._inner is None:
+            self._inner = self._stack.enter_context(self._start())
+            if self._say is not None:
+                self._say(f"running tasks {self._inner.description}")
+        self._inner.on_task = self.on_task
+        return self._inner
+
+    def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        """See :meth:`DaskTaskMap.__call__`."""
+        return self.started()(fn, items)
+
+    @property
+    def client(self) -> Any:
+        """The Dask client."""
+        return self.started().client
+
+    @property  # type: ignore[override]
+    def description(self) -> str:
+        return self.started().description
+
+    @property  # type: ignore[override]
+    def workers(self) -> int:
+        return self.started().workers
 

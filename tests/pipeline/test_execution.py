@@ -180,9 +180,11 @@ def test_an_unreachable_scheduler_is_one_line(monkeypatch) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with pytest.raises(ForecastError, match="cannot reach the Dask scheduler") as info, \
-            executor(scheduler=f"tcp://127.0.0.1:{port}"):
-        pass
+    lines: list[str] = []
+    with executor(scheduler=f"tcp://127.0.0.1:{port}", say=lines.append) as task_map:
+        assert lines == []  # nothing is reached before the first task
+        with pytest.raises(ForecastError, match="cannot reach the Dask scheduler") as info:
+            task_map(abs, [-1])
     assert "\n" not in str(info.value)
 
 
