@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.annual import annual_values
 from forecast.core.errors import ForecastError
 from forecast.core.presentation import UNITS
 from forecast.pipeline.theses import evaluate_theses
@@ -36,28 +37,6 @@ ANNUAL_AGGREGATE = {
 
 def _q_name(q: float) -> str:
     return f"q{round(q * 100):d}" if round(q * 100) == q * 100 else f"q{q * 100:g}"
-
-
-def _annual_array(array: np.ndarray, labels: Sequence[str],
-                  how: str) -> tuple[list[str], np.ndarray]:
-    """Calendar-year values of ``(draw, quarter, ...)`` paths: ``(draw, year, ...)``.
-
-    Only years with all four quarters count; ``how`` is "sum" (NaN counts as 0, as in
-    xarray's ``sum``) or "mean" (NaN skipped). Returns the year labels and the values.
-    """
-    position = {label: i for i, label in enumerate(labels)}
-    years = sorted({label[:4] for label in labels})
-    complete = [y for y in years if all(f"{y}Q{k}" in position for k in range(1, 5))]
-    pieces = []
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
-        for year in complete:
-            window = array[:, [position[f"{year}Q{k}"] for k in range(1, 5)]]
-            pieces.append(np.nansum(window, axis=1) if how == "sum"
-                          else np.nanmean(window, axis=1))
-    if not pieces:
-        return [], array[:, :0]
-    return complete, np.stack(pieces, axis=1)
 
 
 @dataclass
@@ -148,7 +127,7 @@ class Forecast:
         array = values.transpose("draw", "quarter", *extras).values
         labels = [str(label) for label in values["quarter"].values]
         if freq == "year":
-            periods, array = _annual_array(array, labels, ANNUAL_AGGREGATE.get(metric, "mean"))
+            periods, array = annual_values(array, labels, ANNUAL_AGGREGATE.get(metric, "mean"))
             if not periods:
                 raise ForecastError(f"{metric}: no complete calendar year in the forecast")
         else:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.annual import annual_values
 from forecast.core.calendar import period_quarters, quarter_index
 from forecast.core.errors import ForecastError
 
@@ -146,14 +147,11 @@ def first_year_reached(paths: xr.Dataset, thesis: Any) -> dict[str, Any]:
     Returns the median first year among paths that reach it within the horizon, and the
     share of paths that never do.
     """
-    values = metric_values(paths, thesis)
-    labels = [str(q) for q in values["quarter"].values]
-    years = sorted({int(label[:4]) for label in labels
-                    if all(f"{label[:4]}Q{k}" in labels for k in range(1, 5))})
-    if not years:
+    values = metric_values(paths, thesis).transpose("draw", "quarter")
+    labels, annual = annual_values(values.values, [str(q) for q in values["quarter"].values])
+    if not labels:
         return {}
-    annual = np.stack([aggregate_period(values, period_quarters(str(y)), "sum")
-                       for y in years], axis=1)
+    years = [int(label) for label in labels]
     reached = _COMPARATORS[thesis.comparator](annual, thesis.threshold)
     ever = reached.any(axis=1)
     first = np.where(ever, np.array(years)[reached.argmax(axis=1)], np.nan)

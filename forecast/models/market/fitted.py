@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from forecast.core.annual import annual_values
 from forecast.core.calendar import (
     fiscal_to_calendar_quarter,
     next_fiscal_labels,
@@ -263,13 +264,11 @@ def annual_totals(paths: xr.Dataset | xr.DataArray,
         values = paths
         if "vendor" in values.dims:
             values = values.sum("vendor") if vendor is None else values.sel(vendor=vendor)
-    years = np.array([int(str(q)[:4]) for q in values["quarter"].values])
+    values = values.transpose("draw", "quarter")
+    years, annual = annual_values(values.values, [str(q) for q in values["quarter"].values])
     records = []
-    for year in np.unique(years):
-        mask = years == year
-        if mask.sum() != 4:
-            continue
-        yearly = values.isel(quarter=np.flatnonzero(mask)).sum("quarter").values
+    for k, year in enumerate(years):
+        yearly = annual[:, k]
         row: dict[str, float] = {"year": int(year), "mean": float(yearly.mean())}
         for q, value in zip(quantiles, np.quantile(yearly, quantiles), strict=True):
             row[f"p{round(q * 100):02d}"] = float(value)
