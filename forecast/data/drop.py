@@ -240,7 +240,7 @@ def _write_as_of(base: Path, target: Path, as_of: pd.Timestamp | None) -> None:
     with (target / AS_OF_FILE).open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerows([[column.name for column in AS_OF_SCHEMA.columns],
-                          [str(as_of.date()), note]])
+                          [str(as_of.date()), "refit --as-of", note]])
 
 
 def _read_revisions(directory: Path) -> list[dict[str, str]]:

@@ -415,4 +415,4 @@ PROVIDER_COLUMNS: dict[str, str] = {
 #: observation may be dated after it (see ``FileSchema.observed``). Optional: a directory
 #: without it (a fit's copy made before it existed) is checked against the day it is read.
 AS_OF_FILE = "as_of.csv"
-AS_OF_SCHEMA = FileSchema(AS_OF_FILE, (Column("as_of", "date", check=_date), _NOTES))
+AS_OF_SCHEMA = FileSchema(AS_OF_FILE, (Column("as_of", "date", check=_date), _SOURCE, _NOTES))

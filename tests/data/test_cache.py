@@ -123,7 +123,7 @@ def test_changed_csv_invalidates_the_cache(data_copy, cache_dir, parses):
 
 def test_changed_as_of_file_invalidates_the_cache(data_copy, cache_dir, parses):
     load_dataset(data_copy)
-    (data_copy / "as_of.csv").write_text("as_of,notes\n2025-06-30,earlier\n")
+    (data_copy / "as_of.csv").write_text("as_of,source,notes\n2025-06-30,test,earlier\n")
     with pytest.raises(DataValidationError, match="after the data's as-of date 2025-06-30"):
         load_dataset(data_copy)
     assert len(parses) == 2

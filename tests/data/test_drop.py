@@ -169,7 +169,7 @@ def test_merged_data_are_as_of_the_later_of_base_and_refit(split, tmp_path):
 
 def test_drop_cannot_set_the_as_of_date(split):
     _, drop = split
-    (drop / "as_of.csv").write_text("as_of,notes\n2030-01-01,x\n")
+    (drop / "as_of.csv").write_text("as_of,source,notes\n2030-01-01,test,x\n")
     with pytest.raises(DataValidationError, match="cannot set the data's as-of date"):
         read_drop(drop)
 

@@ -286,10 +286,10 @@ def test_without_as_of_csv_observations_are_bounded_by_today(data_copy):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("as_of,notes\n", "as_of.csv::: no data rows: the file has only its header"),
-    ("as_of,notes\n2025-10-31,a\n2025-11-30,b\n", "must hold exactly one row"),
-    ("as_of,notes\n2099-12-31,future\n", "as_of.csv:2:as_of: 2099-12-31 is after today"),
-    ("as_of,notes\nlast october,x\n", "as_of.csv:2:as_of: expected YYYY-MM-DD"),
+    ("as_of,source,notes\n", "as_of.csv::: no data rows: the file has only its header"),
+    ("as_of,source,notes\n2025-10-31,s,a\n2025-11-30,s,b\n", "must hold exactly one row"),
+    ("as_of,source,notes\n2099-12-31,s,future\n", "as_of.csv:2:as_of: 2099-12-31 is after today"),
+    ("as_of,source,notes\nlast october,s,x\n", "as_of.csv:2:as_of: expected YYYY-MM-DD"),
     ("date,notes\n2025-10-31,x\n", "as_of.csv:1:as_of: required column is missing"),
 ])
 def test_bad_as_of_file_is_reported(data_copy, text, message):
