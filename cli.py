@@ -94,12 +94,12 @@ def cmd_series(args: argparse.Namespace) -> int:
 
 
 def cmd_backtest(args: argparse.Namespace) -> int:
-    """Rolling-origin backtest of the market model (fits on Dask; see --workers)."""
+    """Rolling-origin backtest of one model (fits on Dask; see --workers)."""
     from forecast.reporting.console.parallel import backtest_text
 
-    print(backtest_text(origins=args.origins, horizon=args.horizon, draws=args.draws,
-                        data_dir=args.data, workers=args.workers, scheduler=args.scheduler,
-                        progress=_say))
+    print(backtest_text(args.target, fmt=args.format, origins=args.origins,
+                        horizon=args.horizon, draws=args.draws, data_dir=args.data,
+                        workers=args.workers, scheduler=args.scheduler, progress=_say))
     return EXIT_OK
 
 
@@ -302,12 +302,15 @@ def _add_series(commands: Commands) -> None:
 
 def _add_backtest(commands: Commands) -> None:
     backtest = commands.add_parser("backtest", help="rolling-origin backtests")
-    backtest.add_argument("target", choices=["market"])
+    from forecast.reporting.console.parallel import BACKTESTS
+
+    backtest.add_argument("target", choices=sorted(BACKTESTS))
     backtest.add_argument("--origins", type=check.positive_int, default=6)
     backtest.add_argument("--horizon", type=check.quarters_ahead, default=4,
                           help="quarters ahead")
     backtest.add_argument("--draws", type=check.sampler_steps, default=1000,
                           help="posterior predictive draws per forecast")
+    backtest.add_argument("--format", choices=["table", "json"], default="table")
     backtest.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
     _add_execution_options(backtest)
     backtest.set_defaults(handler=cmd_backtest, fits=True)

@@ -70,37 +70,6 @@ def series_text(name: str | None, *, quarters: int = 4, fmt: str = "table",
             f"(fit {bundle.fit_id})\n" + table_text(table))
 
 
-def backtest_text(*, origins: int = 6, horizon: int = 4, draws: int = 1000,
-                  data_dir: str | Path | None = None,
-                  progress: Callable[[str], None] | None = None) -> str:
-    """Rolling-origin backtest of the market model against simple baselines.
-
-    Parameters
-    ----------
-    origins, horizon
-        Forecast origins and quarters ahead (both > 0).
-    draws
-        Posterior predictive draws per forecast.
-    data_dir
-        Data directory (default: the project's ``data/``).
-    progress
-        Called with a line per origin.
-
-    Returns
-    -------
-    str
-        The summary table, rounded to 3 decimals.
-    """
-    from forecast.data.dataset import load_dataset
-    from forecast.evaluation.market_backtest import backtest_market
-
-    if origins <= 0 or horizon <= 0:
-        raise ForecastError("--origins and --horizon must be > 0")
-    _, summary = backtest_market(load_dataset(data_dir), origins=origins, horizon=horizon,
-                                 draws=draws, progress=progress)
-    return table_text(summary.round(3))
-
-
 def diffusion_text(file: str | Path, *, model: str = "bass", fmt: str = "table",
                    progress: Callable[[str], None] | None = None) -> str:
     """Fit a Bass-family model to a unit series (``period,value`` CSV) and report it.

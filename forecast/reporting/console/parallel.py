@@ -1,4 +1,4 @@
-"""The commands whose runs go to Dask: the market backtest and the sensitivity analysis.
+"""The commands whose runs go to Dask: the backtests and the sensitivity analysis.
 
 Each opens the executor of ``--workers`` / ``--scheduler``
 (:func:`forecast.reporting.console.progress.task_executor`: serial, a local cluster or a
@@ -14,47 +14,63 @@ from typing import Any
 from forecast.core.errors import ForecastError
 from forecast.reporting.console.table import table_text
 
+#: Backtests ``python cli.py backtest TARGET`` runs: target -> "module:function". Each
+#: function takes ``(dataset, *, origins, horizon, draws, map_fn)`` and returns ``(tidy,
+#: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``.
+BACKTESTS: dict[str, str] = {
+    "market": "forecast.evaluation.market_backtest:backtest_market",
+}
 
-def backtest_text(*, origins: int = 6, horizon: int = 4, draws: int = 1000,
+
+def backtest_text(target: str = "market", *, origins: int = 6, horizon: int = 4,
+                  draws: int = 1000, fmt: str = "table",
                   data_dir: str | Path | None = None, workers: int | None = None,
                   scheduler: str | None = None,
                   progress: Callable[[str], None] | None = None) -> str:
-    """Rolling-origin backtest of the market model against simple baselines.
+    """Rolling-origin backtest of one model against its naive baselines.
 
-    Every (model, origin) fit is one task on the executor.
+    Every (forecaster, origin) fit is one task on the executor.
 
     Parameters
     ----------
+    target
+        A key of :data:`BACKTESTS`.
     origins, horizon
         Forecast origins and quarters ahead (both > 0).
     draws
         Posterior predictive draws per forecast (> 0).
+    fmt
+        ``table`` (the summary, rounded to 3 decimals) or ``json`` (the harness's shape:
+        pooled and by-horizon scores and the PIT histogram of every forecaster).
     data_dir
         Data directory (default: the project's ``data/``).
     workers, scheduler
         Where the fits run (:func:`forecast.pipeline.execution.resolve`).
     progress
         Called with progress lines.
-
-    Returns
-    -------
-    str
-        The summary table, rounded to 3 decimals.
     """
+    import importlib
+    import json
+
     from forecast.data.dataset import load_dataset
-    from forecast.evaluation.market_backtest import backtest_market
     from forecast.pipeline.execution import resolve
     from forecast.reporting.console.progress import task_executor
 
+    if target not in BACKTESTS:
+        raise ForecastError(f"unknown backtest {target!r} (known: {', '.join(BACKTESTS)})")
     if origins <= 0 or horizon <= 0:
         raise ForecastError("--origins and --horizon must be > 0")
     if draws <= 0:
         raise ForecastError(f"--draws must be > 0, got {draws}")
     resolve(workers, scheduler)
     dataset = load_dataset(data_dir)
+    module, function = BACKTESTS[target].split(":")
+    run = getattr(importlib.import_module(module), function)
     with task_executor(workers, scheduler, progress) as task_map:
-        _, summary = backtest_market(dataset, origins=origins, horizon=horizon, draws=draws,
-                                     map_fn=task_map)
+        tidy, summary = run(dataset, origins=origins, horizon=horizon, draws=draws,
+                            map_fn=task_map)
+    if fmt == "json":
+        return json.dumps(tidy.attrs["report"], indent=2)
     return table_text(summary.round(3))
 
 
