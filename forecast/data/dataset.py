@@ -72,7 +72,8 @@ __all__ = [
 
 #: The tables of a :class:`Dataset`, in the order of its fields.
 TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
-          "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups", "providers")
+          "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups", "providers",
+          "aws_statements")
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,10 @@ class Dataset:
     providers
         One row per ``provider_or_index`` of the rental prices: its ``provider_class``
         (hyperscaler, neocloud, marketplace or index); see :attr:`provider_classes`.
+    aws_statements
+        Amazon's dated statements the AWS silicon model is calibrated to: which quantity
+        each ``observes``, ``value`` as a float (NaN for a qualitative statement, whose phrase
+        is ``value_qualifier``) and ``chips_per_instance`` (NaN where none).
     data_dir, file_hashes
         Where the data came from and the SHA-256 of each data file, for fit provenance
         (``as_of.csv`` is not among them: the observations alone are the data's identity).
@@ -125,6 +130,7 @@ class Dataset:
     market_estimates: pd.DataFrame
     vendor_groups: pd.DataFrame
     providers: pd.DataFrame
+    aws_statements: pd.DataFrame
     data_dir: Path = field(default=DEFAULT_DATA_DIR)
     file_hashes: tuple[tuple[str, str], ...] = ()
     as_of_date: pd.Timestamp | None = None
@@ -170,6 +176,7 @@ class Dataset:
                 self.aws_custom_silicon["date"] <= cutoff
             ],
             "volumes": self.volumes[self.volumes["end_date"] <= cutoff],
+            "aws_statements": self.aws_statements[self.aws_statements["date"] <= cutoff],
             "market_estimates": self.market_estimates[
                 self.market_estimates["year_published"] <= cutoff.year
             ],
@@ -382,7 +389,16 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
                                                columns("market_estimates.csv")),
         vendor_groups=normalise.vendor_groups_frame(parsed["vendor_groups.csv"].rows),
         providers=normalise.plain_frame(parsed["providers.csv"].rows, columns("providers.csv")),
+        aws_statements=_statements_frame(parsed["aws_statements.csv"].rows),
         data_dir=directory,
         file_hashes=hashes,
         data_as_of=data_as_of,
     )
+
+
+def _statements_frame(rows: normalise.Rows) -> pd.DataFrame:
+    """Amazon's statements for the AWS silicon model: dated, numeric columns as floats."""
+    frame = normalise.dated_frame(rows, "date")
+    for column in ("value", "chips_per_instance"):
+        frame[column] = frame[column].astype(float)
+    return frame

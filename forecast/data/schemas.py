@@ -26,6 +26,8 @@ __all__ = [
     "AS_OF_FILE",
     "AS_OF_SCHEMA",
     "AWS_SILICON_UNITS",
+    "AWS_STATEMENT_OBSERVES",
+    "AWS_STATEMENT_UNITS",
     "AWS_VALUE_RANGES",
     "CONFIDENCE_LEVELS",
     "DATE_YEARS",
@@ -61,6 +63,11 @@ CONFIDENCE_LEVELS = ("verified", "recalled")
 VALUE_QUALIFIERS = ("=", "~", "<", ">")
 ALIAS_RELATIONS = ("same", "family", "variant")
 AWS_SILICON_UNITS = ("chips", "USD/year (annualized)", "USD billions")
+#: ``aws_statements.csv`` ``observes``: the quantity of the AWS silicon model
+#: (:mod:`forecast.models.aws_silicon`) a dated Amazon statement is an observation of.
+AWS_STATEMENT_OBSERVES = ("rental_run_rate", "trainium2_fleet", "billed_utilisation",
+                          "trainium1_list_price")
+AWS_STATEMENT_UNITS = ("USD/year (annualized)", "chips", "text", "USD per instance-hour")
 #: ``vendor_groups.csv`` ``silicon``: chips sold to all buyers, or designed by a cloud or
 #: platform company for its own data centres (custom silicon, ASICs).
 SILICON_KINDS = ("merchant", "custom")
@@ -311,6 +318,29 @@ _AWS_CUSTOM_SILICON = FileSchema(
     observed="date",
 )
 
+_AWS_STATEMENTS = FileSchema(
+    "aws_statements.csv",
+    (
+        Column("date", "date", check=_date),
+        Column("metric"),
+        Column("observes", "choice", choices=AWS_STATEMENT_OBSERVES),
+        # Empty for a qualitative statement (its phrase is the value_qualifier).
+        Column("value", "float", required=False, check=_between(
+            0, 1e13, "chips, USD a year or USD per instance-hour; ten trillion is no figure "
+            "of this file")),
+        Column("unit", "choice", choices=AWS_STATEMENT_UNITS),
+        Column("chips_per_instance", "int", required=False, check=_between(
+            0, 1024, "accelerators in one instance; an instance has at most a few dozen")),
+        # ``=``, ``~``, ``<``, ``>`` or the phrase of a qualitative statement.
+        Column("value_qualifier"),
+        _SOURCE,
+        _CONFIDENCE,
+        _NOTES,
+    ),
+    duplicate_key=("date", "metric"),
+    observed="date",
+)
+
 _VOLUMES = FileSchema(
     "epoch_chip_volume_estimates.csv",
     (
@@ -397,6 +427,7 @@ SCHEMAS: dict[str, FileSchema] = {
         _MARKET_ESTIMATES,
         _VENDOR_GROUPS,
         _PROVIDERS,
+        _AWS_STATEMENTS,
     )
 }
 
