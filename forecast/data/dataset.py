@@ -73,7 +73,7 @@ __all__ = [
 #: The tables of a :class:`Dataset`, in the order of its fields.
 TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
           "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups", "providers",
-          "aws_statements")
+          "aws_statements", "roadmap")
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,10 @@ class Dataset:
         Amazon's dated statements the AWS silicon model is calibrated to: which quantity
         each ``observes``, ``value`` as a float (NaN for a qualitative statement, whose phrase
         is ``value_qualifier``) and ``chips_per_instance`` (NaN where none).
+    roadmap
+        Announced chip generations (``accelerator_roadmap.csv``): the dated claims the
+        scenarios' ``[roadmap]`` generations rely on, ``generation`` naming the one a row
+        supports (empty for context).
     data_dir, file_hashes
         Where the data came from and the SHA-256 of each data file, for fit provenance
         (``as_of.csv`` is not among them: the observations alone are the data's identity).
@@ -131,6 +135,7 @@ class Dataset:
     vendor_groups: pd.DataFrame
     providers: pd.DataFrame
     aws_statements: pd.DataFrame
+    roadmap: pd.DataFrame
     data_dir: Path = field(default=DEFAULT_DATA_DIR)
     file_hashes: tuple[tuple[str, str], ...] = ()
     as_of_date: pd.Timestamp | None = None
@@ -177,6 +182,7 @@ class Dataset:
             ],
             "volumes": self.volumes[self.volumes["end_date"] <= cutoff],
             "aws_statements": self.aws_statements[self.aws_statements["date"] <= cutoff],
+            "roadmap": self.roadmap[self.roadmap["announced_date"] <= cutoff],
             "market_estimates": self.market_estimates[
                 self.market_estimates["year_published"] <= cutoff.year
             ],
@@ -390,6 +396,7 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         vendor_groups=normalise.vendor_groups_frame(parsed["vendor_groups.csv"].rows),
         providers=normalise.plain_frame(parsed["providers.csv"].rows, columns("providers.csv")),
         aws_statements=_statements_frame(parsed["aws_statements.csv"].rows),
+        roadmap=normalise.dated_frame(parsed["accelerator_roadmap.csv"].rows, "announced_date"),
         data_dir=directory,
         file_hashes=hashes,
         data_as_of=data_as_of,

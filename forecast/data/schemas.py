@@ -413,6 +413,28 @@ _PROVIDERS = FileSchema(
     duplicate_key=("provider_or_index",),
 )
 
+_ROADMAP = FileSchema(
+    "accelerator_roadmap.csv",
+    (
+        Column("vendor"),
+        # The scenario ``[roadmap]`` generation the row supports (empty: context only).
+        Column("generation", required=False),
+        # As announced (a rack, a package, a family): not a catalogue chip.
+        Column("chip"),
+        Column("announced_date", "date", check=_date),
+        Column("expected_availability"),
+        Column("claimed_metric"),
+        # A number, a year or a phrase, as the announcement gives it; read with ``unit``.
+        Column("claimed_value"),
+        Column("unit"),
+        _SOURCE,
+        _CONFIDENCE,
+        _NOTES,
+    ),
+    duplicate_key=("chip", "announced_date", "claimed_metric", "source"),
+    observed="announced_date",
+)
+
 #: Every data file, in the order files are read, hashed and reported.
 SCHEMAS: dict[str, FileSchema] = {
     schema.filename: schema
@@ -428,6 +450,7 @@ SCHEMAS: dict[str, FileSchema] = {
         _VENDOR_GROUPS,
         _PROVIDERS,
         _AWS_STATEMENTS,
+        _ROADMAP,
     )
 }
 
@@ -435,6 +458,7 @@ SCHEMAS: dict[str, FileSchema] = {
 VENDOR_COLUMNS: dict[str, str] = {
     "accelerators.csv": "vendor",
     "epoch_chip_volume_estimates.csv": "vendor",
+    "accelerator_roadmap.csv": "vendor",
 }
 
 #: Files whose provider column must name a provider of ``providers.csv``.
