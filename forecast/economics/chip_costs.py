@@ -102,21 +102,24 @@ def chip_capex(
     draws: int = DEFAULT_MC_DRAWS,
     seed: int = 0,
     point_spread: float = DEFAULT_POINT_SPREAD,
+    vendors: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Median price per unit (USD per chip) of every priced catalogue chip, per calendar year.
 
-    Returns a frame indexed by chip with one column per year (the capex of the TCO basis).
-    The result depends only on its arguments, so it is kept per dataset object: repeated
-    forecasts from one dataset (sensitivity runs) compute it once.
+    Returns a frame indexed by chip with one column per year (the capex of the TCO basis), for
+    the chips of ``vendors`` (default: the groups the share model covers). The result depends
+    only on its arguments, so it is kept per dataset object: repeated forecasts from one
+    dataset (sensitivity runs) compute it once.
     """
+    groups = None if vendors is None else tuple(vendors)
     key = (id(dataset), tuple(int(y) for y in years), int(draws), int(seed),
-           float(point_spread))
+           float(point_spread), groups)
     cached = _CAPEX_CACHE.get(key)
     if cached is not None and cached[0]() is dataset:
         return cached[1].copy()
-    rules = pricing_rules(dataset, point_spread)
+    rules = pricing_rules(dataset, point_spread, groups)
     prices = sample_unit_prices(rules, list(years), draws, np.random.default_rng(seed))
-    catalogue = covered_catalogue(dataset).index
+    catalogue = covered_catalogue(dataset, groups).index
     chips = [k for k in rules if k in catalogue]
     frame = pd.DataFrame({int(y): [float(np.median(prices[c, int(y)])) for c in chips]
                           for y in years}, index=pd.Index(chips, name="chip"))
@@ -126,10 +129,11 @@ def chip_capex(
     return frame
 
 
-def chip_specs(dataset: Dataset) -> pd.DataFrame:
-    """Per catalogue chip: ``vendor_group``, ``release_qidx`` (quarter index), dense
-    ``tflops`` (FP8 where known, else BF16) and ``tdp_w`` (missing ones imputed)."""
-    catalogue = covered_catalogue(dataset)
+def chip_specs(dataset: Dataset, vendors: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per catalogue chip of ``vendors`` (default: the share model's): ``vendor_group``,
+    ``release_qidx`` (quarter index), dense ``tflops`` (FP8 where known, else BF16) and
+    ``tdp_w`` (missing ones imputed)."""
+    catalogue = covered_catalogue(dataset, vendors)
     tflops, _ = dense_tflops_for(catalogue.reset_index())
     release = [r.year * 4 + (r.month - 1) // 3 for r in catalogue["release_date"]]
     return pd.DataFrame({"vendor_group": catalogue["vendor_group"],

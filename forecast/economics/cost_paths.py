@@ -4,19 +4,24 @@ The basis is the one the share model was fitted on (:mod:`forecast.economics.chi
 owner TCO per chip-hour from unit prices, over dense PFLOPS x the vendor's MFU, best offer per
 vendor with new chips ramping in. Ahead of the data, per draw:
 
-- every covered catalogue chip keeps its median unit price of ``price_year`` (default the last
-  year of volume data), held flat: a cost fall common to all vendors leaves shares unchanged,
-  so none is applied;
+- every catalogue chip of the vendor axis starts from its median unit price of
+  ``price_year`` (default the last year of volume data);
 - the scenario's ``[chip_prices]`` table names the input giving a chip's price per chip-hour.
   Cost paths use those prices as ratios within a vendor group: the earliest-released mapped
   chip of a group keeps its unit-price capex, and each later mapped chip of the group is
   priced at that capex x (its price / the first chip's price). In the shipped scenarios
   Trainium3 is priced at Trainium2's capex x (``trainium3_price_usd_per_chip_hour`` /
   ``trainium2_price_usd_per_chip_hour``);
-- future chips (:data:`FUTURE_CHIPS`) launch at a scenario quarter with a multiple of a base
-  chip's FP8 throughput for a multiple of its capex, and keep its TDP (an assumption);
-- the capex of :data:`PRICE_RESPONSE`'s vendor group (NVIDIA) falls by its input's yearly rate
-  from the first forecast quarter on.
+- every vendor group's announced generations (the scenario's ``[roadmap]``,
+  :mod:`forecast.economics.roadmap`) launch at a scenario quarter with a multiple of their
+  predecessor's dense FLOPS for a multiple of its price per chip;
+- every chip's price falls by its vendor group's ``[price_erosion]`` input a year, from its
+  launch or from the first forecast quarter: no vendor's offer is frozen while another's
+  gets cheaper (a scenario that means a vendor's price to hold says so with an input fixed
+  at 0 and its rationale).
+
+The vendor axis is the share model's groups (``data/vendor_groups.csv``) unless the caller
+asks for others (``vendors``), e.g. all five groups including ``other``.
 
 The modules this layer is split into are re-exported here, so the former import surface
 (``from forecast.economics.cost_paths import share_inputs, ShareData, COST_BASIS, ...``) keeps
@@ -25,8 +30,7 @@ working.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 import numpy as np
@@ -56,6 +60,15 @@ from forecast.economics.pricing import (
     pricing_table,
     sample_unit_prices,
 )
+from forecast.economics.roadmap import (
+    SHIPPED_PRICE_EROSION,
+    SHIPPED_ROADMAP,
+    ChipColumns,
+    GenerationLike,
+    add_generations,
+    eroded_capex,
+    roadmap_inputs,
+)
 from forecast.economics.share_inputs import ShareData, observed_shares, share_inputs
 from forecast.economics.vendors import custom_silicon_groups, reference_vendor, share_vendors
 
@@ -63,10 +76,9 @@ __all__ = [
     "COST_BASIS",
     "DEFAULT_MC_DRAWS",
     "DEFAULT_POINT_SPREAD",
-    "FUTURE_CHIPS",
-    "PRICE_RESPONSE",
+    "SHIPPED_PRICE_EROSION",
+    "SHIPPED_ROADMAP",
     "UNWIRED_CHIP_PRICES",
-    "FutureChip",
     "PricingRule",
     "ShareData",
     "chip_capex",
@@ -86,38 +98,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class FutureChip:
-    """A chip beyond the catalogue, defined by scenario inputs relative to a base chip.
-
-    Attributes
-    ----------
-    name
-        Column label.
-    base
-        The catalogue (or ``[chip_prices]``-priced) chip it is measured against; it takes the
-        base chip's vendor group and TDP.
-    launch_input, fp8_input, price_input
-        Inputs giving its launch quarter, its FP8 throughput as a multiple of the base chip's
-        and its capex as a multiple of the base chip's.
-    """
-
-    name: str
-    base: str
-    launch_input: str
-    fp8_input: str
-    price_input: str
-
-
-#: The future chips of the shipped scenarios' inputs (the input names fix which chips they are).
-FUTURE_CHIPS: Final = (
-    FutureChip("Trainium4", "Trainium3", "trainium4_launch_quarter",
-               "trainium4_fp8_multiplier", "trainium4_price_ratio"),
-    FutureChip("NVIDIA next generation", "B200", "nvidia_next_launch_quarter",
-               "nvidia_next_fp8_multiplier", "nvidia_next_price_ratio"),
-)
-#: The vendor group whose capex erodes over the forecast and the input of its yearly fall.
-PRICE_RESPONSE: Final = ("nvidia", "nvidia_price_response")
 #: The ``[chip_prices]`` table of the shipped scenarios, for callers that do not pass their
 #: scenario's table yet (``forecast.pipeline.simulate``); remove once every caller passes it.
 #: It cannot be read from the scenario here: models import this module, and models never read
@@ -154,16 +134,6 @@ def launch_prices(chip_prices: Mapping[str, str], inputs: pd.DataFrame) -> dict[
     return {chip: inputs[name].to_numpy(float) for chip, name in chip_prices.items()}
 
 
-@dataclass(frozen=True)
-class _Columns:
-    """Every chip column of the forecast: per-draw capex, TFLOPS and launch; TDP and group."""
-
-    names: list[str]
-    groups: list[str]
-    capex: np.ndarray
-    tflops: np.ndarray
-    release: np.ndarray
-    tdp: np.ndarray
 
 
 def scenario_cost_paths(
@@ -175,8 +145,11 @@ def scenario_cost_paths(
     seed: int = 0,
     chip_prices: Mapping[str, str] | None = None,
     ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
+    roadmap: Iterable[GenerationLike] | None = None,
+    price_erosion: Mapping[str, str] | None = None,
+    vendors: Sequence[str] | None = None,
 ) -> xr.DataArray:
-    """Cost per effective PFLOP-hour paths per covered vendor under scenario input draws.
+    """Cost per effective PFLOP-hour paths per vendor group under scenario input draws.
 
     Parameters
     ----------
@@ -187,7 +160,7 @@ def scenario_cost_paths(
     quarters
         Consecutive forecast quarters (labels).
     price_year
-        Year of the unit prices held flat (default: the last year of volume data).
+        Year of the unit prices the paths start from (default: the last year of volume data).
     point_spread, seed
         Of the unit-price draws whose medians are the capex.
     chip_prices
@@ -199,41 +172,84 @@ def scenario_cost_paths(
         scenario's ``new_chip_ramp_quarters`` setting
         (:func:`~forecast.economics.offers.ramp_quarters_of`); the default
         :data:`~forecast.economics.offers.DEFAULT_RAMP_QUARTERS` is for callers without one.
+    roadmap, price_erosion
+        The scenario's ``[roadmap]`` generations and ``[price_erosion]`` table
+        (``Scenario.roadmap``, ``Scenario.price_erosion``). None stands for
+        :data:`SHIPPED_ROADMAP` and :data:`SHIPPED_PRICE_EROSION` until every caller passes
+        its own.
+    vendors
+        The vendor axis (default: the share model's groups, :func:`share_vendors`).
 
     Returns
     -------
     xarray.DataArray
-        ``(draw, quarter, vendor)`` USD per effective PFLOP-hour for the covered vendors.
+        ``(draw, quarter, vendor)`` USD per effective PFLOP-hour.
 
     Raises
     ------
     ForecastError
-        When an input is missing or ``chip_prices`` names a chip not in the catalogue.
+        When an input is missing, a vendor has no ``[price_erosion]`` entry, ``chip_prices``
+        names a chip not in the catalogue or a generation's predecessor is unknown.
     """
-    vendors = share_vendors(dataset)
-    specs = chip_specs(dataset)
+    vendors = share_vendors(dataset) if vendors is None else tuple(vendors)
+    generations = list(SHIPPED_ROADMAP if roadmap is None else roadmap)
+    erosion = SHIPPED_PRICE_EROSION if price_erosion is None else dict(price_erosion)
+    specs = chip_specs(dataset, vendors)
     table = UNWIRED_CHIP_PRICES if chip_prices is None else chip_prices
     priced = _covered_chip_prices(table, dataset, specs)
-    needed = [*(f"mfu_{v}" for v in vendors), *TCO_INPUTS, *dict.fromkeys(priced.values()),
-              *(name for chip in FUTURE_CHIPS
-                for name in (chip.launch_input, chip.fp8_input, chip.price_input)),
-              PRICE_RESPONSE[1]]
-    missing = [n for n in needed if n not in inputs.columns]
-    if missing:
-        raise ForecastError(f"scenario inputs lack: {', '.join(missing)}")
+    needed = _needed_inputs(inputs, vendors, priced, generations, erosion)
     labels = [str(q) for q in pd.PeriodIndex(list(quarters), freq="Q")]
     if price_year is None:
         price_year = int(dataset.volumes["quarter"].max().year)
-    capex = chip_capex(dataset, [price_year], seed=seed, point_spread=point_spread)[price_year]
+    capex = _axis_capex(dataset, price_year, seed, point_spread, vendors)
     col = {name: inputs[name].to_numpy(float) for name in needed}
     columns = _chip_columns(capex, specs, priced, col, len(inputs))
-    out = _vendor_costs(columns, col, vendors, labels, ramp_quarters)
+    add_generations(columns, generations, vendors, col)
+    rates = {v: col[erosion[v]] for v in vendors}
+    out = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters)
     return xr.DataArray(out, dims=("draw", "quarter", "vendor"),
                         coords={"draw": np.arange(len(inputs)), "quarter": labels,
                                 "vendor": list(vendors)},
                         name="cost_per_pflop_hour",
                         attrs={"unit": "USD per effective PFLOP-hour",
                                "basis": cost_basis(ramp_quarters)})
+
+
+def _needed_inputs(inputs: pd.DataFrame, vendors: Sequence[str], priced: Mapping[str, str],
+                   generations: Sequence[GenerationLike], erosion: Mapping[str, str]
+                   ) -> list[str]:
+    """Every input the paths read, checked to be a column of ``inputs``."""
+    unsaid = [v for v in vendors if v not in erosion]
+    if unsaid:
+        raise ForecastError(f"the scenario's [price_erosion] has no input for {unsaid}: a "
+                            "price held constant is said with an input fixed at 0")
+    needed = list(dict.fromkeys([
+        *(f"mfu_{v}" for v in vendors), *TCO_INPUTS, *priced.values(),
+        *roadmap_inputs(generations, vendors), *(erosion[v] for v in vendors)]))
+    missing = [n for n in needed if n not in inputs.columns]
+    if missing:
+        raise ForecastError(f"scenario inputs lack: {', '.join(missing)}")
+    return needed
+
+
+def _axis_capex(dataset: Dataset, year: int, seed: int, point_spread: float,
+                vendors: Sequence[str]) -> pd.Series:
+    """Capex of every priced chip of ``vendors``, each vendor's independent of the axis.
+
+    The share model's vendors are priced exactly as their fitted basis was (a price draw
+    depends on the other rules of its sampling, and imputed chips on their neighbours); a
+    vendor beyond them is priced alongside them, so asking for ``other`` changes no other
+    vendor's path.
+    """
+    fitted = share_vendors(dataset)
+    own = chip_capex(dataset, [year], seed=seed, point_spread=point_spread)[year]
+    extra = [v for v in vendors if v not in fitted]
+    if extra:
+        wider = chip_capex(dataset, [year], seed=seed, point_spread=point_spread,
+                           vendors=[*fitted, *extra])[year]
+        own = pd.concat([own, wider.drop(own.index, errors="ignore")])
+    groups = chip_specs(dataset, [*fitted, *extra])["vendor_group"]
+    return own[[groups[chip] in vendors for chip in own.index]]
 
 
 def _covered_chip_prices(
@@ -267,74 +283,43 @@ def _relative_chips(
 
 
 def _chip_columns(capex: pd.Series, specs: pd.DataFrame, priced: Mapping[str, str],
-                  col: Mapping[str, np.ndarray], n: int) -> _Columns:
-    """Catalogue chips, then the chips priced from another, then :data:`FUTURE_CHIPS`."""
+                  col: Mapping[str, np.ndarray], n: int) -> ChipColumns:
+    """Catalogue chips with a unit price, then the chips priced from another (``priced``)."""
     relative = _relative_chips(priced, specs, capex)
-    chips = [c for c in capex.index if c not in relative]
-    cat = specs.loc[chips]
     ones = np.ones(n)
-    capex_m = np.outer(ones, capex.loc[chips].to_numpy(float))
-    tflops_m = np.outer(ones, cat["tflops"].to_numpy(float))
-    names, groups = list(chips), [str(g) for g in cat["vendor_group"]]
-    extra: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    tdp = list(cat["tdp_w"].to_numpy(float))
+    columns = ChipColumns()
+    for chip in (c for c in capex.index if c not in relative):
+        row = specs.loc[chip]
+        columns.add(str(chip), str(row["vendor_group"]), float(capex[chip]) * ones,
+                    float(row["tflops"]) * ones, float(row["release_qidx"]) * ones,
+                    float(row["tdp_w"]))
     for chip, anchor in relative.items():
-        chip_capex_draws = float(capex[anchor]) * col[priced[chip]] / col[priced[anchor]]
-        tflops, watts, release = specs.loc[chip, ["tflops", "tdp_w", "release_qidx"]]
-        extra.append((chip_capex_draws, tflops * ones, release * ones))
-        names.append(chip)
-        groups.append(str(specs.loc[chip, "vendor_group"]))
-        tdp.append(watts)
-
-    def base_columns(name: str) -> tuple[np.ndarray, np.ndarray]:
-        j = names.index(name)
-        if j < len(chips):
-            return capex_m[:, j], tflops_m[:, j]
-        return extra[j - len(chips)][0], extra[j - len(chips)][1]
-
-    for future in FUTURE_CHIPS:
-        base_capex, base_tflops = base_columns(future.base)
-        extra.append((base_capex * col[future.price_input],
-                      base_tflops * col[future.fp8_input], col[future.launch_input]))
-        j = names.index(future.base)
-        names.append(future.name)
-        groups.append(groups[j])
-        tdp.append(tdp[j])
-    release_m = np.outer(ones, cat["release_qidx"].to_numpy(float))
-    return _Columns(
-        names=names, groups=groups,
-        capex=np.column_stack([capex_m, *(e[0] for e in extra)]),
-        tflops=np.column_stack([tflops_m, *(e[1] for e in extra)]),
-        release=np.column_stack([release_m, *(e[2] for e in extra)]),
-        tdp=np.asarray(tdp, dtype=float),
-    )
+        row = specs.loc[chip]
+        columns.add(chip, str(row["vendor_group"]),
+                    float(capex[anchor]) * col[priced[chip]] / col[priced[anchor]],
+                    float(row["tflops"]) * ones, float(row["release_qidx"]) * ones,
+                    float(row["tdp_w"]))
+    return columns
 
 
-def _vendor_costs(columns: _Columns, col: Mapping[str, np.ndarray], vendors: Sequence[str],
+def _vendor_costs(columns: ChipColumns, col: Mapping[str, np.ndarray],
+                  rates: Mapping[str, np.ndarray], vendors: Sequence[str],
                   labels: Sequence[str], ramp_quarters: int) -> np.ndarray:
     """``(draws, quarters, vendors)`` best offer per vendor, quarter by quarter."""
-    n = columns.capex.shape[0]
+    capex, tflops, release, tdp = columns.matrices()
+    n = capex.shape[0]
     codes = np.array([vendors.index(g) for g in columns.groups])
     mfu = np.column_stack([col[f"mfu_{g}"] for g in columns.groups])
-    group, response = PRICE_RESPONSE
-    moving = np.array([g == group for g in columns.groups])
+    rate = np.column_stack([rates[g] for g in columns.groups])
     tco = {name: col[name][:, None] for name in TCO_INPUTS}
-    # Only the responding vendor's capex moves over the quarters; every other chip's cost is
-    # computed once.
-    steady = cost_per_pflop(columns.capex[:, ~moving], columns.tflops[:, ~moving],
-                            columns.tdp[None, ~moving], mfu[:, ~moving], tco)
     start = quarter_index(labels[0])
     out = np.full((n, len(labels), len(vendors)), np.nan)
-    cost = np.empty((n, len(codes)))
-    cost[:, ~moving] = steady
     for i, label in enumerate(labels):
         # One quarter per best_offer call: its (draws, chips) arrays stay in the CPU cache
         # (stacking quarters into one call measured 40% slower).
         quarter = quarter_index(label)
-        erosion = (1.0 - col[response][:, None]) ** ((quarter - start) / 4.0)
-        cost[:, moving] = cost_per_pflop(columns.capex[:, moving] * erosion,
-                                         columns.tflops[:, moving], columns.tdp[None, moving],
-                                         mfu[:, moving], tco)
-        out[:, i, :], _ = best_offer(columns.release, cost, codes, quarter,
+        cost = cost_per_pflop(eroded_capex(capex, release, rate, quarter, start), tflops,
+                              tdp[None, :], mfu, tco)
+        out[:, i, :], _ = best_offer(release, cost, codes, quarter,
                                      ramp_quarters=ramp_quarters, n_vendors=len(vendors))
     return out

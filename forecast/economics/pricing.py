@@ -89,14 +89,29 @@ class PricingRule:
         return self.ranges[nearest]
 
 
-def covered_catalogue(dataset: Dataset) -> pd.DataFrame:
-    """Catalogue rows of the vendor groups the share model covers, indexed by chip."""
+def covered_catalogue(dataset: Dataset, vendors: Sequence[str] | None = None) -> pd.DataFrame:
+    """Catalogue rows of ``vendors`` (default: the groups the share model covers), by chip."""
     frame = dataset.accelerators
-    return frame[frame["vendor_group"].isin(share_vendors(dataset))].set_index("chip")
+    groups = share_vendors(dataset) if vendors is None else tuple(vendors)
+    return frame[frame["vendor_group"].isin(groups)].set_index("chip")
+
+
+def _custom_vendor_chips(dataset: Dataset, catalogue: pd.DataFrame) -> set[str]:
+    """Catalogue chips whose vendor designs custom silicon (``vendor_groups.csv`` silicon).
+
+    By vendor, not by group: a group such as ``other`` mixes merchant parts (Intel Gaudi)
+    with custom ones (Meta MTIA, Microsoft Maia), and a custom chip borrows only a custom
+    chip's price.
+    """
+    table = dataset.vendor_groups
+    custom = set(table.loc[table["silicon"] == "custom", "vendor"].astype(str))
+    return {str(chip) for chip, vendor in zip(catalogue.index, catalogue["vendor"], strict=True)
+            if str(vendor) in custom}
 
 
 def pricing_rules(
-    dataset: Dataset, point_spread: float = DEFAULT_POINT_SPREAD
+    dataset: Dataset, point_spread: float = DEFAULT_POINT_SPREAD,
+    vendors: Sequence[str] | None = None,
 ) -> dict[str, PricingRule]:
     """One :class:`PricingRule` per catalogue chip of the covered vendors and per variant name.
 
@@ -106,6 +121,8 @@ def pricing_rules(
         The loaded data.
     point_spread
         Relative half-width given to a price known only as a single point (default 0.25).
+    vendors
+        Vendor groups whose chips are priced (default: those the share model covers).
 
     Returns
     -------
@@ -115,7 +132,7 @@ def pricing_rules(
     """
     if not 0 <= point_spread < 1:
         raise ForecastError(f"point_spread must be in [0, 1), got {point_spread}")
-    catalogue = covered_catalogue(dataset)
+    catalogue = covered_catalogue(dataset, vendors)
     group_of = {chip: str(group) for chip, group in
                 zip(catalogue.index, catalogue["vendor_group"], strict=True)}
     aliases = dataset.chip_aliases
@@ -140,7 +157,8 @@ def pricing_rules(
             rule = _rule_from_rows(name, chip, group_of[chip], rows, point_spread)
             if rule is not None:
                 rules[name] = rule
-    _impute(rules, catalogue, custom_silicon_groups(dataset))
+    _impute(rules, catalogue, custom_silicon_groups(dataset),
+            _custom_vendor_chips(dataset, catalogue))
     return rules
 
 
@@ -178,7 +196,8 @@ def _rule_from_rows(
 
 
 def _impute(
-    rules: dict[str, PricingRule], catalogue: pd.DataFrame, custom_groups: Sequence[str]
+    rules: dict[str, PricingRule], catalogue: pd.DataFrame, custom_groups: Sequence[str],
+    custom_chips: set[str],
 ) -> None:
     """Give every still-unpriced catalogue chip a rule borrowing from a priced neighbour."""
     _, _ = dense_tflops_for(catalogue.reset_index())  # validates the catalogue columns
@@ -192,7 +211,8 @@ def _impute(
         group = str(catalogue.loc[chip, "vendor_group"])
         pool = [c for c in priced if rules[c].vendor_group == group]
         if not pool and group in custom_groups:
-            pool = [c for c in priced if rules[c].vendor_group in custom_groups]
+            pool = [c for c in priced if rules[c].vendor_group in custom_groups
+                    and c in custom_chips]
         if not pool:
             continue
         neighbour = min(pool, key=lambda c: (abs((release[c] - release[chip]).days), release[c]))

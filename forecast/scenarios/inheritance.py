@@ -7,6 +7,8 @@ A file may ``extends`` another scenario of the same directory and override parts
 - ``[priors.<model>]`` tables merge key by key;
 - theses merge by name (a child thesis replaces the parent's of the same name);
 - ``[chip_prices]`` merges key by key;
+- ``[roadmap]`` merges by (vendor, generation), a child's generation replacing the parent's
+  wholesale; ``[price_erosion]`` merges by vendor;
 - ``[[correlations]]`` merge by unordered input pair (the child's rho replaces the parent's);
 - ``[readings]`` and ``[settings]`` merge by key (a child's entry replaces the parent's
   wholesale).
@@ -27,6 +29,12 @@ from forecast.scenarios.distributions import InputSpec
 from forecast.scenarios.locations import MAX_NAME_LENGTH, NAME_PATTERN, Where, display, fmt
 from forecast.scenarios.parsing import Layer, parse_layer
 from forecast.scenarios.readings import Reading, Setting
+from forecast.scenarios.roadmap import (
+    Generation,
+    check_price_erosion,
+    check_roadmap,
+    order_roadmap,
+)
 from forecast.scenarios.scenario import Scenario
 from forecast.scenarios.theses import ThesisSpec
 
@@ -128,6 +136,8 @@ def merge(layers: list[Layer]) -> Scenario:
                 "required key missing (set it here or in a scenario this one extends)"
             )
     _check_chip_prices(merged.chip_prices, merged.inputs)
+    check_roadmap(merged.roadmap, merged.inputs)
+    check_price_erosion(merged.price_erosion, merged.inputs)
     _check_correlated_inputs(merged.correlations, merged.inputs)
     names, spearman = _correlation_matrix(
         merged.correlations, merged.inputs, leaf.where.child("correlations")
@@ -146,6 +156,8 @@ def merge(layers: list[Layer]) -> Scenario:
         correlation_names=names,
         correlation_matrix=spearman,
         chip_prices={chip: target for chip, (target, _) in merged.chip_prices.items()},
+        roadmap=order_roadmap(merged.roadmap),
+        price_erosion={vendor: target for vendor, (target, _) in merged.price_erosion.items()},
         priors=merged.priors,
         theses={name: thesis for name, (thesis, _) in merged.theses.items()},
         readings=merged.readings,
@@ -162,6 +174,8 @@ def _merge_sections(layers: list[Layer]) -> Layer:
     metadata: dict[str, Any] = {}
     inputs: dict[str, InputSpec] = {}
     chip_prices: dict[str, tuple[str, Where]] = {}
+    roadmap: dict[tuple[str, str], tuple[Generation, Where]] = {}
+    erosion: dict[str, tuple[str, Where]] = {}
     correlations: dict[tuple[str, str], tuple[float, Where]] = {}
     priors: dict[str, dict[str, InputSpec]] = {}
     theses: dict[str, tuple[ThesisSpec, Where]] = {}
@@ -171,6 +185,8 @@ def _merge_sections(layers: list[Layer]) -> Layer:
         metadata.update(layer.metadata)
         inputs.update(layer.inputs)
         chip_prices.update(layer.chip_prices)
+        roadmap.update(layer.roadmap)
+        erosion.update(layer.price_erosion)
         correlations.update(layer.correlations)
         for model, specs in layer.priors.items():
             priors.setdefault(model, {}).update(specs)
@@ -185,6 +201,8 @@ def _merge_sections(layers: list[Layer]) -> Layer:
         metadata=metadata,
         inputs=inputs,
         chip_prices=chip_prices,
+        roadmap=roadmap,
+        price_erosion=erosion,
         correlations=correlations,
         priors=priors,
         theses=theses,

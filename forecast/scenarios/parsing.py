@@ -30,6 +30,7 @@ from forecast.scenarios.locations import (
     fmt,
 )
 from forecast.scenarios.readings import Reading, Setting, parse_readings, parse_settings
+from forecast.scenarios.roadmap import Generation, parse_price_erosion, parse_roadmap
 from forecast.scenarios.theses import ThesisSpec, parse_thesis
 
 #: Models whose priors a scenario may override (``[priors.<model>]``).
@@ -40,8 +41,8 @@ MAX_FILE_BYTES = 1_000_000
 #: ``priors.<model>.<key>.<parameter>``, ``inputs.<name>.values[i]``).
 MAX_NESTING = 10
 
-_TOP_LEVEL_KEYS = ("scenario", "inputs", "chip_prices", "correlations", "priors", "readings",
-                   "settings", "theses")
+_TOP_LEVEL_KEYS = ("scenario", "inputs", "chip_prices", "roadmap", "price_erosion",
+                   "correlations", "priors", "readings", "settings", "theses")
 _SCENARIO_KEYS = ("name", "description", "extends", "horizon", "draws", "seed")
 _CORRELATION_KEYS = ("inputs", "rho")
 _HORIZON_RANGE = (2000, 2100)
@@ -63,6 +64,8 @@ class Layer:
     metadata: dict[str, Any]
     inputs: dict[str, InputSpec]
     chip_prices: dict[str, tuple[str, Where]]
+    roadmap: dict[tuple[str, str], tuple[Generation, Where]]
+    price_erosion: dict[str, tuple[str, Where]]
     correlations: dict[tuple[str, str], tuple[float, Where]]
     priors: dict[str, dict[str, InputSpec]]
     theses: dict[str, tuple[ThesisSpec, Where]]
@@ -133,6 +136,9 @@ def parse_layer(path: Path) -> Layer:
     # Sections in file-format order, so the first problem reported is the same every time.
     inputs = _parse_inputs(document.get("inputs", {}), root.child("inputs"))
     chip_prices = _parse_chip_prices(document.get("chip_prices", {}), root.child("chip_prices"))
+    roadmap = parse_roadmap(document.get("roadmap", {}), root.child("roadmap"))
+    erosion = parse_price_erosion(document.get("price_erosion", {}),
+                                  root.child("price_erosion"))
     correlations = _parse_correlations(
         document.get("correlations", []), root.child("correlations")
     )
@@ -148,6 +154,8 @@ def parse_layer(path: Path) -> Layer:
         metadata=metadata,
         inputs=inputs,
         chip_prices=chip_prices,
+        roadmap=roadmap,
+        price_erosion=erosion,
         correlations=correlations,
         priors=priors,
         theses=theses,

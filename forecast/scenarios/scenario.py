@@ -22,6 +22,7 @@ from forecast.scenarios.copula import SAMPLING_METHODS, copula_matrix, correlate
 from forecast.scenarios.distributions import InputSpec, inverse_cdfs
 from forecast.scenarios.locations import display
 from forecast.scenarios.readings import Reading, Setting
+from forecast.scenarios.roadmap import Generation
 from forecast.scenarios.theses import ThesisSpec
 
 __all__ = ["Scenario"]
@@ -51,6 +52,11 @@ class Scenario:
         Requested Spearman matrix over ``correlation_names`` (read-only).
     chip_prices : dict of str to str
         Catalogue chip name -> input giving its price per chip-hour.
+    roadmap : tuple of Generation
+        Announced chip generations beyond the catalogue, every predecessor before its
+        successors (:mod:`forecast.scenarios.roadmap`).
+    price_erosion : dict of str to str
+        Vendor group -> input giving the yearly fall of its chips' prices.
     priors : dict of str to dict of str to InputSpec
         Model name -> parameter -> prior distribution.
     theses : dict of str to ThesisSpec
@@ -78,6 +84,8 @@ class Scenario:
     correlation_names: tuple[str, ...]
     correlation_matrix: np.ndarray = field(compare=False, repr=False)
     chip_prices: dict[str, str] = field(default_factory=dict)
+    roadmap: tuple[Generation, ...] = ()
+    price_erosion: dict[str, str] = field(default_factory=dict)
     priors: dict[str, dict[str, InputSpec]] = field(default_factory=dict)
     theses: dict[str, ThesisSpec] = field(default_factory=dict)
     readings: dict[str, Reading] = field(default_factory=dict)
@@ -238,6 +246,8 @@ class Scenario:
                 {"inputs": list(pair), "rho": rho} for pair, rho in self.correlations.items()
             ],
             "chip_prices": dict(self.chip_prices),
+            "roadmap": [generation.to_dict() for generation in self.roadmap],
+            "price_erosion": dict(self.price_erosion),
             "priors": {
                 model: {key: spec.to_dict() for key, spec in specs.items()}
                 for model, specs in self.priors.items()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import pytest
 from chip_table import catalogue_frame
@@ -26,3 +28,18 @@ def dataset() -> Dataset:
 def scenario() -> Scenario:
     """The shipped base scenario, loaded once per test module."""
     return load_scenario("base")
+
+
+@pytest.fixture(scope="module")
+def five_groups(dataset: Dataset) -> Dataset:
+    """The shipped data with the five vendor groups of DESIGN section 4: Meta's and
+    Microsoft's chips (``other_custom``) join Intel's in ``other``, covered fifth.
+
+    Stands in for the five-group ``data/vendor_groups.csv`` until it ships.
+    """
+    groups = dataset.vendor_groups.copy()
+    groups["vendor_group"] = groups["vendor_group"].replace({"other_custom": "other"})
+    groups.loc[groups["vendor_group"] == "other", "share_model_order"] = 5
+    chips = dataset.accelerators.copy()
+    chips["vendor_group"] = chips["vendor_group"].replace({"other_custom": "other"})
+    return dataclasses.replace(dataset, vendor_groups=groups, accelerators=chips)

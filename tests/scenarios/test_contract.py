@@ -88,7 +88,8 @@ def test_prior_distributions_are_those_the_prior_builder_knows():
 def test_required_inputs_are_every_input_the_forecast_reads():
     from forecast.data.dataset import load_dataset
     from forecast.economics.chip_costs import TCO_INPUTS
-    from forecast.economics.cost_paths import FUTURE_CHIPS, PRICE_RESPONSE
+    from forecast.economics.cost_paths import SHIPPED_PRICE_EROSION, SHIPPED_ROADMAP
+    from forecast.economics.roadmap import roadmap_inputs
     from forecast.economics.vendors import share_vendors
 
     read = set()
@@ -101,11 +102,14 @@ def test_required_inputs_are_every_input_the_forecast_reads():
                 assert ast.unparse(name) == "f'mfu_{group}'"
     groups = share_vendors(load_dataset(cache_dir=None))
     read |= {f"mfu_{group}" for group in groups}
-    read |= set(TCO_INPUTS) | {PRICE_RESPONSE[1]}
-    read |= {name for chip in FUTURE_CHIPS
-             for name in (chip.launch_input, chip.fp8_input, chip.price_input)}
-    assert read == set(REQUIRED_INPUTS)
-    assert set(QUARTER_INPUTS) == {chip.launch_input for chip in FUTURE_CHIPS}
+    read |= set(TCO_INPUTS) | {SHIPPED_PRICE_EROSION[group] for group in groups}
+    # The roadmaps' inputs are required through the scenario's own [roadmap] table (checked
+    # on loading); the contract keeps the ones every scenario had before roadmaps existed.
+    roadmap = set(roadmap_inputs(SHIPPED_ROADMAP, groups))
+    erosion = {SHIPPED_PRICE_EROSION[group] for group in groups}
+    assert set(REQUIRED_INPUTS) <= read | roadmap
+    assert read - set(REQUIRED_INPUTS) <= erosion
+    assert set(QUARTER_INPUTS) <= {chip.launch for chip in SHIPPED_ROADMAP}
     assert re.search(r"for group in \("
                      + r",\s*".join(f'"{g}"' for g in groups) + r"\)", SIMULATE.read_text())
 
@@ -182,7 +186,13 @@ def test_copy_of_base_validates(tmp_path):
                          "[inputs.trainium4_launch_quarter_old]\n", 1).replace(
         "[inputs.mfu_nvidia]", '[inputs.trainium4_launch_quarter]\ndist = "normal"\nmu = 8100'
         '\nsigma = 2\nunit = "quarter index"\nrationale = "test"\n\n[inputs.mfu_nvidia]', 1),
-     "inputs.trainium4_launch_quarter: the forecast reads a launch quarter here"),
+     "roadmap.aws.Trainium4.launch: input 'trainium4_launch_quarter' must be a launch "
+     "quarter"),
+    (lambda t: _without_input(t, "amd_price_erosion"),
+     "price_erosion.amd: unknown input 'amd_price_erosion' for vendor 'amd'"),
+    (lambda t: _without_input(t, "google_tpu_next_fp8_multiplier"),
+     "roadmap.google.\"TPU v7 successor\".performance: unknown input "
+     "'google_tpu_next_fp8_multiplier'"),
     (lambda t: _without_input(t, '"several billion"', "readings"),
      "readings: missing reading(s) the forecast uses: several billion"),
     (lambda t: _without_input(t, "stated_number", "readings"),

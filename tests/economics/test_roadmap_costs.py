@@ -1,0 +1,173 @@
+"""Tests of the vendor roadmaps and price erosion in the cost paths (forecast.economics.roadmap)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from forecast.core.calendar import quarter_index, quarter_labels
+from forecast.core.errors import ForecastError
+from forecast.economics.chip_costs import TCO_INPUTS, chip_capex, chip_specs, cost_per_pflop
+from forecast.economics.cost_paths import (
+    SHIPPED_PRICE_EROSION,
+    SHIPPED_ROADMAP,
+    scenario_cost_paths,
+)
+from forecast.economics.roadmap import ChipColumns, RoadmapChip, add_generations, eroded_capex
+from forecast.scenarios import list_scenarios
+
+FIVE = ("nvidia", "amd", "google", "aws", "other")
+YEARS = quarter_labels(quarter_index("2026Q1"), quarter_index("2030Q4"))
+
+
+@pytest.fixture(scope="module")
+def draws(scenario):
+    return scenario.sample(400, seed=11)
+
+
+def paths(data, scenario, inputs, quarters=YEARS, **kwargs):
+    table = {"chip_prices": scenario.chip_prices, "roadmap": scenario.roadmap,
+             "price_erosion": scenario.price_erosion, **kwargs}
+    return scenario_cost_paths(data, inputs, quarters, **table)
+
+
+def test_under_base_no_vendors_cost_is_constant_from_2026_to_2030(five_groups, scenario,
+                                                                   draws):
+    """The acceptance point: every vendor of the five gets cheaper, in every draw."""
+    cost = paths(five_groups, scenario, draws)
+    assert list(cost["vendor"].values) == list(FIVE)
+    assert np.isfinite(cost.values).all() and (cost.values > 0).all()
+    first, last = cost.sel(quarter="2026Q1"), cost.sel(quarter="2030Q4")
+    for vendor in FIVE:
+        assert (last.sel(vendor=vendor) < first.sel(vendor=vendor)).all(), vendor
+        # More than erosion alone at its lower tail: the median falls by over a third.
+        ratio = float((last / first).sel(vendor=vendor).median())
+        assert ratio < 2 / 3, (vendor, ratio)
+        # Never rises from one quarter to the next (a ramping newcomer is only ever blended
+        # in below the older best, and prices only fall).
+        steps = np.diff(cost.sel(vendor=vendor).values, axis=1)
+        assert (steps <= 1e-12).all(), vendor
+
+
+def test_the_share_models_vendors_are_the_default_axis(dataset, five_groups, scenario,
+                                                       draws):
+    four = paths(dataset, scenario, draws, quarters=["2027Q1"])
+    assert list(four["vendor"].values) == ["nvidia", "amd", "google", "aws"]
+    five = paths(five_groups, scenario, draws, quarters=["2027Q1"])
+    picked = paths(five_groups, scenario, draws, quarters=["2027Q1"], vendors=["aws", "other"])
+    assert list(picked["vendor"].values) == ["aws", "other"]
+    np.testing.assert_array_equal(picked.values, five.sel(vendor=["aws", "other"]).values)
+    # A vendor beyond the share model's (here Intel's ``other`` of the four-group data, with
+    # Maia 200 left out: Maia 100 is ``other_custom`` there) leaves their paths as they were.
+    roadmap = [g for g in scenario.roadmap if g.name != "Maia 200"]
+    wider = paths(dataset, scenario, draws, quarters=["2027Q1"], roadmap=roadmap,
+                  vendors=[*four["vendor"].values, "other"])
+    np.testing.assert_array_equal(wider.sel(vendor=four["vendor"].values).values, four.values)
+    with pytest.raises(ForecastError, match="follows 'Maia 100', which is neither"):
+        paths(dataset, scenario, draws, quarters=["2027Q1"], vendors=["other"])
+
+
+def test_a_price_is_held_flat_only_where_the_scenario_says_so(five_groups, scenario, draws):
+    """AMD's erosion input at 0 and no AMD generation: its cost stays at its 2026Q1 level
+    (MI355X has ramped), while every other vendor's path is untouched."""
+    flat = draws.assign(amd_flat=0.0)
+    erosion = {**scenario.price_erosion, "amd": "amd_flat"}
+    roadmap = [g for g in scenario.roadmap if g.vendor != "amd"]
+    held = paths(five_groups, scenario, flat, price_erosion=erosion, roadmap=roadmap)
+    amd = held.sel(vendor="amd").values
+    np.testing.assert_allclose(amd, amd[:, :1] * np.ones_like(amd), rtol=1e-12)
+    shipped = paths(five_groups, scenario, flat)
+    others = [v for v in FIVE if v != "amd"]
+    np.testing.assert_array_equal(held.sel(vendor=others).values,
+                                  shipped.sel(vendor=others).values)
+    with pytest.raises(ForecastError, match=r"\[price_erosion\] has no input for \['amd'\]"):
+        paths(five_groups, scenario, flat, price_erosion={
+            v: name for v, name in scenario.price_erosion.items() if v != "amd"})
+
+
+def test_erosion_runs_from_launch_or_from_the_forecast_start():
+    capex = np.array([[100.0, 100.0, 100.0]])
+    release = np.array([[8090.0, 8102.0, 8110.0]])  # on sale, launching in 2 and 10 quarters
+    rate = np.full((1, 3), 0.1)
+    got = eroded_capex(capex, release, rate, quarter=8106, start=8100)
+    np.testing.assert_allclose(got, [[100.0 * 0.9 ** 1.5, 90.0, 100.0]])
+    with pytest.raises(ForecastError, match=r"\[0, 1\)"):
+        eroded_capex(capex, release, np.full((1, 3), 1.0), 8106, 8100)
+
+
+def test_a_generation_is_its_predecessor_times_its_multiples(dataset, scenario, draws):
+    """Rubin alone on NVIDIA's roadmap, no erosion: NVIDIA's offer once Rubin has ramped is
+    the cheaper of its catalogue chips and GB300's capex x ratio for its FLOPS x multiple."""
+    quarter = "2028Q1"
+    inputs = draws.assign(no_fall=0.0)
+    rubin = [g for g in scenario.roadmap if g.name == "Rubin"]
+    still = {v: "no_fall" for v in scenario.price_erosion}
+    got = paths(dataset, scenario, inputs, quarters=[quarter], roadmap=rubin,
+                price_erosion=still).sel(vendor="nvidia", quarter=quarter).values
+    specs, capex = chip_specs(dataset), chip_capex(dataset, [2025])[2025]
+    nvidia = [c for c in capex.index if specs.loc[c, "vendor_group"] == "nvidia"]
+    tco = {name: inputs[name].to_numpy(float)[:, None] for name in TCO_INPUTS}
+    mfu = inputs["mfu_nvidia"].to_numpy(float)[:, None]
+    catalogue = cost_per_pflop(np.outer(np.ones(len(inputs)), capex[nvidia].to_numpy(float)),
+                               specs.loc[nvidia, "tflops"].to_numpy(float),
+                               specs.loc[nvidia, "tdp_w"].to_numpy(float)[None, :], mfu, tco)
+    gb300 = "GB300 (Blackwell Ultra, per GPU)"
+    own = cost_per_pflop(
+        (capex[gb300] * inputs[rubin[0].price].to_numpy(float))[:, None],
+        specs.loc[gb300, "tflops"] * inputs[rubin[0].performance].to_numpy(float)[:, None],
+        specs.loc[gb300, "tdp_w"], mfu, tco)[:, 0]
+    ramped = inputs[rubin[0].launch].to_numpy() <= quarter_index(quarter) - 2
+    assert ramped.mean() > 0.9
+    expected = np.minimum(catalogue.min(axis=1), own)
+    np.testing.assert_allclose(got[ramped], expected[ramped], rtol=1e-12)
+    assert (own[ramped] < catalogue.min(axis=1)[ramped]).mean() > 0.9  # Rubin is the offer
+
+
+def test_a_successor_never_launches_before_its_predecessor():
+    columns = ChipColumns()
+    ones = np.ones(3)
+    columns.add("Old", "v", 10.0 * ones, 100.0 * ones, 8100.0 * ones, 500.0)
+    chain = [RoadmapChip("v", "New", "Old", "l1", "p1", "r1"),
+             RoadmapChip("v", "Newer", "New", "l2", "p2", "r2"),
+             RoadmapChip("w", "Elsewhere", "Nothing", "l1", "p1", "r1")]
+    col = {"l1": np.array([8104.0, 8110.0, 8099.0]), "l2": np.array([8106.0, 8108.0, 8100.0]),
+           "p1": 2.0 * ones, "p2": 3.0 * ones, "r1": 1.5 * ones, "r2": 1.2 * ones}
+    add_generations(columns, chain, ("v",), col)  # vendor w is off the axis: ignored
+    assert columns.names == ["Old", "New", "Newer"]
+    np.testing.assert_array_equal(columns.release[1], [8104.0, 8110.0, 8101.0])
+    np.testing.assert_array_equal(columns.release[2], [8106.0, 8111.0, 8102.0])
+    np.testing.assert_allclose(columns.tflops[2], 600.0)
+    np.testing.assert_allclose(columns.capex[2], 18.0)
+    assert columns.tdp == [500.0, 500.0, 500.0]
+
+
+@pytest.mark.parametrize(("chip", "message"), [
+    (RoadmapChip("v", "New", "Missing", "l1", "p1", "r1"), "follows 'Missing', which is"),
+    (RoadmapChip("v", "New", "Theirs", "l1", "p1", "r1"), "a chip of vendor group 'w'"),
+    (RoadmapChip("v", "Old", "Old", "l1", "p1", "r1"), "'Old' is already a chip"),
+])
+def test_unusable_generations_are_refused(chip, message):
+    columns = ChipColumns()
+    ones = np.ones(2)
+    columns.add("Old", "v", ones, ones, 8100.0 * ones, 1.0)
+    columns.add("Theirs", "w", ones, ones, 8100.0 * ones, 1.0)
+    with pytest.raises(ForecastError, match=message):
+        add_generations(columns, [chip], ("v", "w"), {"l1": ones, "p1": ones, "r1": ones})
+
+
+def test_the_shipped_defaults_are_every_shipped_scenarios_tables(five_groups, scenario, draws):
+    """Callers that pass no roadmap (forecast.pipeline.simulate) get the shipped scenarios'."""
+    for shipped in list_scenarios():
+        assert [(g.vendor, g.name, g.after, g.launch, g.performance, g.price)
+                for g in shipped.roadmap] == [
+            (g.vendor, g.name, g.after, g.launch, g.performance, g.price)
+            for g in SHIPPED_ROADMAP], shipped.name
+        assert shipped.price_erosion == SHIPPED_PRICE_EROSION
+    implicit = scenario_cost_paths(five_groups, draws, ["2027Q4"])
+    np.testing.assert_array_equal(implicit.values,
+                                  paths(five_groups, scenario, draws, ["2027Q4"]).values)
+
+
+def test_every_vendor_needs_its_utilisation(five_groups, scenario, draws):
+    with pytest.raises(ForecastError, match="lack: mfu_other"):
+        paths(five_groups, scenario, draws.drop(columns=["mfu_other"]), ["2027Q4"])
