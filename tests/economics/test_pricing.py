@@ -53,6 +53,19 @@ def test_custom_silicon_groups_come_from_the_vendor_groups_file(dataset):
     assert rules["TPU v5p"].method == "imputed"  # same-group neighbours are still used
 
 
+def test_custom_chips_borrow_only_from_custom_vendors(five_groups):
+    """In the five groups, ``other`` mixes Intel's merchant Gaudi (priced) with custom Maia and
+    MTIA: Trainium still borrows a TPU's price (custom silicon), never Gaudi3's, though Gaudi3
+    (2024-09) was released nearer Trainium2 (2024-12) than any TPU."""
+    rules = pricing_rules(five_groups)
+    for chip in ("Trainium1", "Trainium2", "Trainium3", "Inferentia2"):
+        assert rules[chip].method == "imputed"
+        assert rules[chip].vendor_group == "aws"
+        assert rules[rules[chip].neighbour].vendor_group == "google", chip
+    # Maia 100 borrows within its own group: Gaudi3 is ``other``'s only priced chip.
+    assert rules["Maia 100"].neighbour == "Gaudi3"
+
+
 def test_imputed_price_is_the_neighbours_times_a_tflops_factor(dataset):
     rules = pricing_rules(dataset)
     rule = rules["Trainium2"]
