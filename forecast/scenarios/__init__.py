@@ -3,7 +3,8 @@
 A scenario is a TOML file in ``scenarios/`` (read with :mod:`tomllib`). It names the
 assumptions a forecast runs under: one distribution per uncertain input (with a unit and a
 rationale), prior overrides for the Bayesian models, rank correlations between inputs, the
-mapping from catalogue chips to the input that prices them, and the theses to evaluate.
+mapping from catalogue chips to the input that prices them, each vendor's roadmap of announced
+generations and the input of its price erosion, and the theses to evaluate.
 Every problem is raised as a :class:`~forecast.core.errors.ScenarioError` with a one-line
 message ``<file>: <key path>: <what is wrong>``.
 
@@ -14,6 +15,7 @@ Modules, one idea each:
 - :mod:`~forecast.scenarios.distributions`: :class:`InputSpec` (quantiles, CDF, mean);
 - :mod:`~forecast.scenarios.copula`: correlated uniforms (Gaussian copula, Iman-Conover);
 - :mod:`~forecast.scenarios.theses`: :class:`ThesisSpec`;
+- :mod:`~forecast.scenarios.roadmap`: the ``[roadmap]`` generations and ``[price_erosion]``;
 - :mod:`~forecast.scenarios.parsing`: one file's TOML, validated into a layer;
 - :mod:`~forecast.scenarios.inheritance`: the ``extends`` chain and its merge rules;
 - :mod:`~forecast.scenarios.scenario`: the merged :class:`Scenario` and its sampling;
