@@ -134,8 +134,6 @@ def launch_prices(chip_prices: Mapping[str, str], inputs: pd.DataFrame) -> dict[
     return {chip: inputs[name].to_numpy(float) for chip, name in chip_prices.items()}
 
 
-
-
 def scenario_cost_paths(
     dataset: Dataset,
     inputs: pd.DataFrame,
