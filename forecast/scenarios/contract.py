@@ -3,7 +3,8 @@
 Parsing checks what one file says on its own (thesis metrics, prior names); the inputs a
 forecast reads can come from any file of an ``extends`` chain, so they are checked on the
 merged :class:`~forecast.scenarios.scenario.Scenario`, and so are the readings and settings it
-needs. The names are :data:`forecast.core.scenario_contract.REQUIRED_INPUTS`,
+needs and a price-erosion input for every vendor it prices. The names are
+:data:`forecast.core.scenario_contract.REQUIRED_INPUTS`,
 :data:`~forecast.core.scenario_contract.REQUIRED_READINGS` and
 :data:`~forecast.core.scenario_contract.SETTINGS`.
 """
@@ -50,7 +51,20 @@ def check_forecast_inputs(scenario: Scenario) -> None:
                                           'dist = "quarter" with quarter labels')
         if name not in QUARTER_INPUTS and is_quarter:
             raise where.child(name).error("the forecast reads a number here, not a quarter")
+    _check_erosion(scenario)
     _check_fixed(scenario)
+
+
+def _check_erosion(scenario: Scenario) -> None:
+    """Every vendor the forecast prices (an ``mfu_<vendor>`` input it reads, or a roadmap
+    generation) has a ``[price_erosion]`` input: the cost paths erode every vendor's price."""
+    vendors = {name.removeprefix("mfu_") for name in REQUIRED_INPUTS if name.startswith("mfu_")}
+    vendors |= {generation.vendor for generation in scenario.roadmap}
+    missing = sorted(v for v in vendors if v not in scenario.price_erosion)
+    if missing:
+        raise Where(display(scenario.path)).child("price_erosion").error(
+            f"no price-erosion input for {', '.join(missing)}: the forecast erodes every "
+            "vendor's price (an input fixed at 0, with its rationale, holds one flat)")
 
 
 def _check_fixed(scenario: Scenario) -> None:

@@ -188,6 +188,8 @@ def test_copy_of_base_validates(tmp_path):
         '\nsigma = 2\nunit = "quarter index"\nrationale = "test"\n\n[inputs.mfu_nvidia]', 1),
      "roadmap.aws.Trainium4.launch: input 'trainium4_launch_quarter' must be a launch "
      "quarter"),
+    (lambda t: t.replace('amd = "amd_price_erosion"\n', "", 1),
+     "price_erosion: no price-erosion input for amd: the forecast erodes every vendor's price"),
     (lambda t: _without_input(t, "amd_price_erosion"),
      "price_erosion.amd: unknown input 'amd_price_erosion' for vendor 'amd'"),
     (lambda t: _without_input(t, "google_tpu_next_fp8_multiplier"),
