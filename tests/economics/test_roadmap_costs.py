@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -49,22 +51,35 @@ def test_under_base_no_vendors_cost_is_constant_from_2026_to_2030(five_groups, s
         assert (steps <= 1e-12).all(), vendor
 
 
-def test_the_share_models_vendors_are_the_default_axis(dataset, five_groups, scenario,
-                                                       draws):
-    four = paths(dataset, scenario, draws, quarters=["2027Q1"])
-    assert list(four["vendor"].values) == ["nvidia", "amd", "google", "aws"]
+def _regrouped(data, vendor: str, group: str, order: float | None):
+    """``data`` with ``vendor``'s chips in ``group`` at share-model position ``order``."""
+    groups = data.vendor_groups.copy()
+    groups.loc[groups["vendor"] == vendor, ["vendor_group", "share_model_order"]] = [group, order]
+    chips = data.accelerators.copy()
+    chips.loc[chips["vendor"] == vendor, "vendor_group"] = group
+    return dataclasses.replace(data, vendor_groups=groups, accelerators=chips)
+
+
+def test_the_share_models_vendors_are_the_default_axis(five_groups, scenario, draws):
     five = paths(five_groups, scenario, draws, quarters=["2027Q1"])
+    assert list(five["vendor"].values) == list(FIVE)
     picked = paths(five_groups, scenario, draws, quarters=["2027Q1"], vendors=["aws", "other"])
     assert list(picked["vendor"].values) == ["aws", "other"]
     np.testing.assert_array_equal(picked.values, five.sel(vendor=["aws", "other"]).values)
-    # A vendor beyond the share model's (here Intel's ``other`` of the four-group data, with
-    # Maia 200 left out: Maia 100 is ``other_custom`` there) leaves their paths as they were.
+    # Four groups (``other`` not covered, Microsoft's Maia apart): asking for ``other`` too
+    # leaves the share model's vendors' paths as they were.
+    four_data = five_groups
+    for vendor in ("Intel", "Meta"):
+        four_data = _regrouped(four_data, vendor, "other", None)
+    four_data = _regrouped(four_data, "Microsoft", "other_custom", None)
+    four = paths(four_data, scenario, draws, quarters=["2027Q1"])
+    assert list(four["vendor"].values) == ["nvidia", "amd", "google", "aws"]
     roadmap = [g for g in scenario.roadmap if g.name != "Maia 200"]
-    wider = paths(dataset, scenario, draws, quarters=["2027Q1"], roadmap=roadmap,
-                  vendors=[*four["vendor"].values, "other"])
-    np.testing.assert_array_equal(wider.sel(vendor=four["vendor"].values).values, four.values)
+    wider = paths(four_data, scenario, draws, quarters=["2027Q1"], roadmap=roadmap,
+                  vendors=[*FIVE[:4], "other"])
+    np.testing.assert_array_equal(wider.sel(vendor=list(FIVE[:4])).values, four.values)
     with pytest.raises(ForecastError, match="follows 'Maia 100', which is neither"):
-        paths(dataset, scenario, draws, quarters=["2027Q1"], vendors=["other"])
+        paths(four_data, scenario, draws, quarters=["2027Q1"], vendors=["other"])
 
 
 def test_a_price_is_held_flat_only_where_the_scenario_says_so(five_groups, scenario, draws):
