@@ -207,7 +207,8 @@ class Dataset:
             if not isinstance(frame, pd.DataFrame):
                 continue
             date_column = next(
-                (c for c in ("date", "calendar_quarter_end", "end_date", "release_date")
+                (c for c in ("date", "calendar_quarter_end", "end_date", "release_date",
+                             "announced_date")
                  if c in frame),
                 None,
             )
