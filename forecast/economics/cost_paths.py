@@ -31,6 +31,7 @@ working.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -83,6 +84,7 @@ __all__ = [
     "ShareData",
     "chip_capex",
     "custom_silicon_groups",
+    "frontier_tflops",
     "historical_costs",
     "launch_prices",
     "observed_shares",
@@ -92,6 +94,7 @@ __all__ = [
     "reference_vendor",
     "sample_unit_prices",
     "sample_vendor_dollars",
+    "scenario_chips",
     "scenario_cost_paths",
     "share_inputs",
     "share_vendors",
@@ -190,19 +193,16 @@ def scenario_cost_paths(
         names a chip not in the catalogue or a generation's predecessor is unknown.
     """
     vendors = share_vendors(dataset) if vendors is None else tuple(vendors)
-    generations = list(SHIPPED_ROADMAP if roadmap is None else roadmap)
     erosion = SHIPPED_PRICE_EROSION if price_erosion is None else dict(price_erosion)
-    specs = chip_specs(dataset, vendors)
-    table = UNWIRED_CHIP_PRICES if chip_prices is None else chip_prices
-    priced = _covered_chip_prices(table, dataset, specs)
-    needed = _needed_inputs(inputs, vendors, priced, generations, erosion)
+    unsaid = [v for v in vendors if v not in erosion]
+    if unsaid:
+        raise ForecastError(f"the scenario's [price_erosion] has no input for {unsaid}: a "
+                            "price held constant is said with an input fixed at 0")
     labels = [str(q) for q in pd.PeriodIndex(list(quarters), freq="Q")]
-    if price_year is None:
-        price_year = int(dataset.volumes["quarter"].max().year)
-    capex = _axis_capex(dataset, price_year, seed, point_spread, vendors)
-    col = {name: inputs[name].to_numpy(float) for name in needed}
-    columns = _chip_columns(capex, specs, priced, col, len(inputs))
-    add_generations(columns, generations, vendors, col)
+    columns, col = _columns(dataset, inputs, _Basis(price_year, point_spread, seed),
+                            chip_prices, roadmap, vendors,
+                            [*(f"mfu_{v}" for v in vendors), *TCO_INPUTS,
+                             *(erosion[v] for v in vendors)])
     rates = {v: col[erosion[v]] for v in vendors}
     out = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters)
     return xr.DataArray(out, dims=("draw", "quarter", "vendor"),
@@ -213,21 +213,112 @@ def scenario_cost_paths(
                                "basis": cost_basis(ramp_quarters)})
 
 
-def _needed_inputs(inputs: pd.DataFrame, vendors: Sequence[str], priced: Mapping[str, str],
-                   generations: Sequence[GenerationLike], erosion: Mapping[str, str]
-                   ) -> list[str]:
-    """Every input the paths read, checked to be a column of ``inputs``."""
-    unsaid = [v for v in vendors if v not in erosion]
-    if unsaid:
-        raise ForecastError(f"the scenario's [price_erosion] has no input for {unsaid}: a "
-                            "price held constant is said with an input fixed at 0")
-    needed = list(dict.fromkeys([
-        *(f"mfu_{v}" for v in vendors), *TCO_INPUTS, *priced.values(),
-        *roadmap_inputs(generations, vendors), *(erosion[v] for v in vendors)]))
+def scenario_chips(
+    dataset: Dataset,
+    inputs: pd.DataFrame,
+    price_year: int | None = None,
+    point_spread: float = DEFAULT_POINT_SPREAD,
+    seed: int = 0,
+    chip_prices: Mapping[str, str] | None = None,
+    roadmap: Iterable[GenerationLike] | None = None,
+    vendors: Sequence[str] | None = None,
+) -> xr.Dataset:
+    """Every chip the cost paths weigh, per draw: the catalogue's and the roadmaps'.
+
+    For models that take a scenario's future chips or each vendor's frontier (the price
+    model's ``new_chips`` and ``frontier_tflops``, the AWS silicon model's generations), so
+    that they read the same roadmap draws as the cost paths. Arguments as
+    :func:`scenario_cost_paths`.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``(draw, chip)`` variables ``capex`` (USD per chip at launch, before erosion),
+        ``dense_tflops`` (FP8 where known, else BF16, per chip) and ``launch_quarter``
+        (quarter index); per chip the coordinates ``vendor``, ``tdp_w`` and ``roadmap``
+        (True for a scenario generation); ``attrs["vendors"]``, the vendor axis.
+    """
+    vendors = share_vendors(dataset) if vendors is None else tuple(vendors)
+    columns, _ = _columns(dataset, inputs, _Basis(price_year, point_spread, seed), chip_prices,
+                          roadmap, vendors, [])
+    capex, tflops, release, tdp = columns.matrices()
+    generations = {g.name for g in (SHIPPED_ROADMAP if roadmap is None else roadmap)}
+    dims = ("draw", "chip")
+    return xr.Dataset(
+        {"capex": (dims, capex, {"unit": "USD per chip"}),
+         "dense_tflops": (dims, tflops, {"unit": "dense TFLOPS per chip"}),
+         "launch_quarter": (dims, release, {"unit": "quarter index (year x 4 + quarter - 1)"})},
+        coords={"draw": np.arange(len(inputs)), "chip": columns.names,
+                "vendor": ("chip", columns.groups), "tdp_w": ("chip", tdp),
+                "roadmap": ("chip", [name in generations for name in columns.names])},
+        attrs={"vendors": list(vendors)})
+
+
+def frontier_tflops(chips: xr.Dataset, quarters: Sequence[str]) -> xr.DataArray:
+    """Dense TFLOPS of each vendor's fastest chip launched by each quarter, per draw.
+
+    Parameters
+    ----------
+    chips
+        :func:`scenario_chips`.
+    quarters
+        Quarter labels.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``(draw, quarter, vendor)`` dense TFLOPS per chip (FP8 where known, else BF16); NaN
+        before a vendor's first chip. Vendors in the order of ``chips.attrs["vendors"]``.
+    """
+    vendors = list(chips.attrs.get("vendors")
+                   or dict.fromkeys(str(v) for v in chips["vendor"].values))
+    labels = [str(q) for q in pd.PeriodIndex(list(quarters), freq="Q")]
+    index = np.array([quarter_index(q) for q in labels], dtype=float)
+    release, tflops = chips["launch_quarter"].values, chips["dense_tflops"].values
+    out = np.full((release.shape[0], len(labels), len(vendors)), np.nan)
+    for j, vendor in enumerate(vendors):
+        cols = np.asarray(chips["vendor"].values == vendor)
+        launched = release[:, None, cols] <= index[None, :, None]
+        best = np.where(launched, tflops[:, None, cols], -np.inf).max(axis=2)
+        out[:, :, j] = np.where(np.isfinite(best), best, np.nan)
+    return xr.DataArray(out, dims=("draw", "quarter", "vendor"),
+                        coords={"draw": chips["draw"].values, "quarter": labels,
+                                "vendor": vendors},
+                        name="frontier_tflops", attrs={"unit": "dense TFLOPS per chip"})
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """The unit-price draws behind the capex: year (None: the last year of volume data),
+    point spread and seed."""
+
+    price_year: int | None
+    point_spread: float
+    seed: int
+
+
+def _columns(dataset: Dataset, inputs: pd.DataFrame, basis: _Basis,
+             chip_prices: Mapping[str, str] | None, roadmap: Iterable[GenerationLike] | None,
+             vendors: Sequence[str], also: Sequence[str]
+             ) -> tuple[ChipColumns, dict[str, np.ndarray]]:
+    """The chip columns of ``vendors`` and the input draws they and ``also`` read."""
+    generations = list(SHIPPED_ROADMAP if roadmap is None else roadmap)
+    specs = chip_specs(dataset, vendors)
+    table = UNWIRED_CHIP_PRICES if chip_prices is None else chip_prices
+    priced = _covered_chip_prices(table, dataset, specs)
+    needed = list(dict.fromkeys([*also, *priced.values(),
+                                 *roadmap_inputs(generations, vendors)]))
     missing = [n for n in needed if n not in inputs.columns]
     if missing:
         raise ForecastError(f"scenario inputs lack: {', '.join(missing)}")
-    return needed
+    year = basis.price_year
+    if year is None:
+        year = int(dataset.volumes["quarter"].max().year)
+    capex = _axis_capex(dataset, year, basis.seed, basis.point_spread, vendors)
+    col = {name: inputs[name].to_numpy(float) for name in needed}
+    columns = _chip_columns(capex, specs, priced, col, len(inputs))
+    add_generations(columns, generations, vendors, col)
+    return columns, col
 
 
 def _axis_capex(dataset: Dataset, year: int, seed: int, point_spread: float,

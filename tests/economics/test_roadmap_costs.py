@@ -13,6 +13,8 @@ from forecast.economics.chip_costs import TCO_INPUTS, chip_capex, chip_specs, co
 from forecast.economics.cost_paths import (
     SHIPPED_PRICE_EROSION,
     SHIPPED_ROADMAP,
+    frontier_tflops,
+    scenario_chips,
     scenario_cost_paths,
 )
 from forecast.economics.roadmap import ChipColumns, RoadmapChip, add_generations, eroded_capex
@@ -186,3 +188,36 @@ def test_the_shipped_defaults_are_every_shipped_scenarios_tables(five_groups, sc
 def test_every_vendor_needs_its_utilisation(five_groups, scenario, draws):
     with pytest.raises(ForecastError, match="lack: mfu_other"):
         paths(five_groups, scenario, draws.drop(columns=["mfu_other"]), ["2027Q4"])
+
+
+def test_scenario_chips_are_the_cost_paths_chips(five_groups, scenario, draws):
+    chips = scenario_chips(five_groups, draws, chip_prices=scenario.chip_prices,
+                           roadmap=scenario.roadmap, vendors=FIVE)
+    names = list(chips["chip"].values)
+    generations = [g.name for g in scenario.roadmap]
+    assert names[-len(generations):] == generations
+    assert list(chips["chip"].values[chips["roadmap"].values]) == generations
+    capex = chip_capex(five_groups, [2025])[2025]
+    gb300 = "GB300 (Blackwell Ultra, per GPU)"
+    rubin = chips.sel(chip="Rubin")
+    np.testing.assert_allclose(rubin["capex"].values,
+                               capex[gb300] * draws["nvidia_next_price_ratio"].to_numpy())
+    assert str(rubin["vendor"].values) == "nvidia"
+    later = chips["launch_quarter"].sel(chip="Rubin Ultra") > rubin["launch_quarter"]
+    assert bool(later.all())
+    # The frontier: the catalogue's before any generation, never falling, Rubin's once out.
+    frontier = frontier_tflops(chips, YEARS)
+    assert list(frontier["vendor"].values) == list(FIVE)
+    specs = chip_specs(five_groups, FIVE)
+    first = frontier.sel(quarter="2026Q1")
+    for vendor in FIVE:
+        launched = specs[(specs["vendor_group"] == vendor)
+                         & (specs["release_qidx"] <= quarter_index("2026Q1"))]
+        catalogue = launched.loc[launched.index.isin(capex.index), "tflops"].max()
+        early = chips["launch_quarter"].values[:, chips["vendor"].values == vendor].min(
+            axis=1) > quarter_index("2026Q1")
+        np.testing.assert_allclose(first.sel(vendor=vendor).values[early], catalogue)
+    assert (np.diff(frontier.values, axis=1) >= 0).all()
+    out = rubin["launch_quarter"].values <= quarter_index("2030Q4")
+    assert (frontier.sel(quarter="2030Q4", vendor="nvidia").values[out]
+            >= rubin["dense_tflops"].values[out]).all()
