@@ -4,7 +4,6 @@ stock and flow, observations). PyMC is imported inside the functions only."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -220,37 +219,41 @@ def _statements(statements: pd.DataFrame, timeline: list[str], generations: pd.D
                 flows: Mapping[str, Any], params: Mapping[str, Any]) -> None:
     """Amazon's statements as soft bounds (:data:`STATEMENT_SOFTNESS`) on the quantity each
     observes: the run rate (4 x the quarter's revenue), the Trainium2 fleet, the billed
-    utilisation, the Trainium1 price."""
+    utilisation, the Trainium1 price. One vectorised term per quantity and kind of bound
+    (a term per statement makes the gradient's graph slow to compile)."""
     import pymc as pm
     import pytensor.tensor as pt
 
     index = {q: i for i, q in enumerate(timeline)}
     names = list(generations["generation"])
-    for k, row in enumerate(statements.itertuples(index=False)):
-        i = index[row.quarter]
-        if row.observes == "rental_run_rate":
-            log_value = pt.log(4.0 * flows["revenue"][i])
-        elif row.observes == "trainium2_fleet":
-            log_value = pt.log(flows["fleet"][names.index("Trainium2"), i])
-        elif row.observes == "billed_utilisation":
-            log_value = pt.log(params["billed_utilisation"])
-        elif row.observes == "trainium1_price":
-            log_value = pt.log(flows["prices"][names.index("Trainium1"), i])
-        else:
+    series = {
+        "rental_run_rate": lambda: pt.log(4.0 * flows["revenue"]),
+        "trainium2_fleet": lambda: pt.log(flows["fleet"][names.index("Trainium2")]),
+        "billed_utilisation": lambda: pt.log(params["billed_utilisation"]) * pt.ones(
+            len(timeline)),
+        "trainium1_price": lambda: pt.log(flows["prices"][names.index("Trainium1")]),
+    }
+    for (observes, kind), rows in statements.groupby(["observes", "kind"], sort=True):
+        if observes not in series:
             continue
-        pm.Potential(f"statement_{k}", _soft_bound(log_value, row.kind, row.lower, row.upper))
+        idx = np.array([index[q] for q in rows["quarter"]])
+        log_value = series[observes]()[idx]
+        pm.Potential(f"statement_{observes}_{kind}",
+                     _soft_bound(log_value, kind, rows["lower"].to_numpy(float),
+                                 rows["upper"].to_numpy(float)).sum())
 
 
-def _soft_bound(log_value: Any, kind: str, lower: float, upper: float) -> Any:
-    """Log probability of a soft lower, upper or interval bound on ``exp(log_value)``."""
+def _soft_bound(log_value: Any, kind: str, lower: np.ndarray, upper: np.ndarray) -> Any:
+    """Log probability of soft lower, upper or interval bounds on ``exp(log_value)``
+    (elementwise)."""
     import pymc as pm
 
     std = pm.Normal.dist(0.0, 1.0)
     s = STATEMENT_SOFTNESS
     if kind == "lower":
-        return pm.logcdf(std, (log_value - math.log(lower)) / s)
+        return pm.logcdf(std, (log_value - np.log(lower)) / s)
     if kind == "upper":
-        return pm.logcdf(std, (math.log(upper) - log_value) / s)
-    high = pm.logcdf(std, (math.log(upper) - log_value) / s)
-    low = pm.logcdf(std, (math.log(lower) - log_value) / s)
+        return pm.logcdf(std, (np.log(upper) - log_value) / s)
+    high = pm.logcdf(std, (np.log(upper) - log_value) / s)
+    low = pm.logcdf(std, (np.log(lower) - log_value) / s)
     return pm.math.logdiffexp(high, low)

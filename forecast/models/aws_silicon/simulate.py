@@ -48,17 +48,19 @@ def true_paths(truth: Mapping[str, Any], spend: np.ndarray, quarters: Sequence[s
     return {"shipments": shipped, "fleet": fleet, "revenue": revenue}
 
 
-def simulate_inputs(truth: Mapping[str, Any], start: str = "2022Q4", n: int = 20,
+def simulate_inputs(truth: Mapping[str, Any], start: str = "2022Q4", n: int = 28,
                     seed: int = 0, generations: pd.DataFrame = SIMULATED_GENERATIONS,
-                    spend_sd: float = 0.3, count_sd: float = 0.08, band: float = 0.1
+                    spend_sd: float = 0.3, count_sd: float = 0.08, band: float = 0.04,
+                    fleet_every: int = 1
                     ) -> tuple[dict[str, pd.DataFrame], dict[str, np.ndarray]]:
     """Inputs drawn from the model given ``truth``, and the true paths.
 
-    Spend grows from USD 0.1 bn to about 3 bn a quarter; the spend frame is centred on the
-    true log spend plus noise of sd ``spend_sd`` (its stated sd). Observed each quarter:
-    cumulative shipments since ``start`` (lognormal noise ``count_sd``, stated as Epoch-style
-    sd), the run rate as an interval of +-``band`` around a noisy value, and every fourth
-    quarter the reference generation's fleet likewise. Utilisation is stated "fully
+    Spend grows from USD 0.1 bn to 3 bn a quarter over 12 quarters, then stays there (a
+    fleet old enough for retirements to show); the spend frame is centred on the true log
+    spend plus noise of sd ``spend_sd`` (its stated sd). Observed each quarter: cumulative
+    shipments since ``start`` (lognormal noise ``count_sd``, stated as Epoch-style sd) and
+    the run rate as an interval of +-``band`` around a noisy value; every ``fleet_every``
+    quarters the reference generation's fleet likewise. Utilisation is stated "fully
     subscribed" as in the data.
 
     Parameters
@@ -69,7 +71,7 @@ def simulate_inputs(truth: Mapping[str, Any], start: str = "2022Q4", n: int = 20
     """
     rng = np.random.default_rng(seed)
     quarters = quarters_from(start, n)
-    log_spend = np.log(0.1) + np.log(30.0) * np.linspace(0.0, 1.0, n) ** 0.8
+    log_spend = np.log(0.1) + np.log(30.0) * np.minimum(np.arange(n) / 12.0, 1.0)
     paths = true_paths(truth, np.exp(log_spend), quarters, generations)
     spend = pd.DataFrame({"quarter": quarters,
                           "log_mean": log_spend + spend_sd * rng.standard_normal(n),
@@ -85,7 +87,7 @@ def simulate_inputs(truth: Mapping[str, Any], start: str = "2022Q4", n: int = 20
         run = 4.0 * paths["revenue"][i] * np.exp(0.03 * rng.standard_normal())
         rows.append(("rental_run_rate", "interval", q, run * (1 - band), run * (1 + band),
                      f"run rate {q}"))
-        if i % 4 == 3:
+        if i % fleet_every == fleet_every - 1:
             chips = paths["fleet"][ref, i] * np.exp(0.03 * rng.standard_normal())
             rows.append(("trainium2_fleet", "interval", q, chips * (1 - band),
                          chips * (1 + band), f"fleet {q}"))
