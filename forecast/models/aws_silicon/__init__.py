@@ -47,8 +47,8 @@ Modules
 ``math`` (pure numpy/PyTensor), ``data`` (inputs from a dataset), ``builder`` (priors with
 their rationale and the PyMC model), ``simulate`` (inputs from the model's own math),
 ``paths`` (forecast paths over spend paths, the revenue ceiling, identity checks),
-``fitted`` (the fitted class), ``graviton`` (the Graviton-inclusive run rate), ``model``
-(the protocol's hooks).
+``fitted`` (the fitted class), ``summary`` (calendar-year quantiles), ``graviton`` (the
+Graviton-inclusive run rate), ``model`` (the protocol's hooks).
 """
 
 from forecast.models.aws_silicon.builder import (
@@ -85,12 +85,15 @@ from forecast.models.aws_silicon.paths import (
     quarters_after,
 )
 from forecast.models.aws_silicon.simulate import simulate_inputs
+from forecast.models.aws_silicon.summary import ANNUAL_UNITS, annual_samples, annual_table
 
 __all__ = [
-    "AWS_SILICON_SAMPLER", "DEFAULT_PRIORS", "FIRST_QUARTER", "GENERATION_MIDPOINTS",
-    "GRAVITON_INPUT", "NUMBER_FACTORS", "PATH_UNITS", "REFERENCE_GENERATION",
+    "ANNUAL_UNITS", "AWS_SILICON_SAMPLER", "DEFAULT_PRIORS", "FIRST_QUARTER",
+    "GENERATION_MIDPOINTS", "GRAVITON_INPUT", "NUMBER_FACTORS", "PATH_UNITS",
+    "REFERENCE_GENERATION",
     "RUN_RATE_READINGS", "SCALAR_VARS", "STATEMENT_SOFTNESS", "UTILISATION_READINGS",
-    "AwsSiliconModel", "FittedAwsSilicon", "aws_silicon_paths", "build_aws_silicon_model",
+    "AwsSiliconModel", "FittedAwsSilicon", "annual_samples", "annual_table",
+    "aws_silicon_paths", "build_aws_silicon_model",
     "cap_utilisation", "ceiling_breaches", "completed_quarter", "consistency_errors",
     "custom_chips_run_rate", "graviton_run_rate_paths", "load_aws_silicon",
     "prepare_aws_silicon_data", "quarters_after", "simulate_inputs", "spend_frame",

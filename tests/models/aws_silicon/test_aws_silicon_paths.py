@@ -9,7 +9,9 @@ from numpy.testing import assert_allclose
 
 from forecast.core.errors import ForecastError
 from forecast.models.aws_silicon import (
+    ANNUAL_UNITS,
     PATH_UNITS,
+    annual_table,
     aws_silicon_paths,
     consistency_errors,
     quarters_after,
@@ -117,3 +119,22 @@ def test_paths_refuse_bad_quarters() -> None:
         aws_silicon_paths(p, spend(10, 2), ["2025Q4", "2026Q2"], np.random.default_rng(0))
     with pytest.raises(ForecastError, match="spend quarters"):
         aws_silicon_paths(p, spend(10, 3), ["2025Q4", "2026Q1"], np.random.default_rng(0))
+
+
+def test_annual_table_sums_quarters_and_reports_units() -> None:
+    p = params()
+    quarters = quarters_after("2025Q3", 21)                     # 2025Q4 .. 2030Q4
+    paths = paths_dataset(aws_silicon_paths(p, spend(300, 21), quarters,
+                                            np.random.default_rng(0)), quarters)
+    graviton = np.full((300, 21), 10.0)
+    table = annual_table(paths, graviton_run_rate=graviton)
+    assert sorted(set(table["year"])) == [2026, 2027, 2028, 2029, 2030]
+    assert set(table["quantity"]) == set(ANNUAL_UNITS)
+    row = table[(table["quantity"] == "spend_at_cost") & (table["year"] == 2026)].iloc[0]
+    assert row["mean"] == pytest.approx(paths["spend_at_cost"].values[:, 1:5].sum(axis=1).mean())
+    assert row["unit"] == "USD billions per year"
+    ratio = table[table["quantity"] == "revenue_to_spend"]
+    assert (ratio["p10"] < ratio["p50"]).all() and (ratio["p50"] < ratio["p90"]).all()
+    custom = table[table["quantity"] == "custom_chips_run_rate_q4"].set_index("year")["mean"]
+    run = table[table["quantity"] == "rental_run_rate_q4"].set_index("year")["mean"]
+    assert_allclose(custom - run, 10.0)
