@@ -24,8 +24,14 @@ import numpy as np
 import pandas as pd
 
 from forecast.data.dataset import Dataset
-from forecast.evaluation import harness
-from forecast.models.price import DAYS_PER_YEAR, PriceModel, collapse_held_prices, price_class
+from forecast.evaluation import harness, scoring
+from forecast.models.price import (
+    DAYS_PER_YEAR,
+    PriceModel,
+    collapse_held_prices,
+    offset_types,
+    price_class,
+)
 
 SERIES_KEY = ["chip", "provider_or_index", "pricing_type"]
 BAYES = "bayesian"
@@ -164,8 +170,10 @@ class PriceModelForecast:
         test = later_prices(self.dataset, origin)
         fitted_chips = {str(c) for c in fitted.posterior["chip"].values}
         fitted_types = {"on-demand"} | {str(t) for t in fitted.posterior["offset_type"].values}
+        quoted = offset_types(test["pricing_type"], price_class(
+            test["pricing_type"].astype(str), test["provider_or_index"], train.provider_classes))
         known = (test["chip"].isin(fitted_chips).to_numpy()
-                 & test["pricing_type"].astype(str).isin(fitted_types).to_numpy())
+                 & np.isin(quoted, list(fitted_types)))
         history = has_history(train.rental_prices, test, train.provider_classes)
         rows = np.flatnonzero(known & history)
         samples = fitted.predict_observations(test.iloc[rows].reset_index(drop=True),
@@ -255,3 +263,139 @@ def backtest_price(dataset: Dataset, cutoff: str = "2024-07-01", draws: int = 20
         scored=scored,
         summary=harness.summarize_scores(scored),
     )
+
+
+# --------------------------------------------------------------------------- rolling origins
+
+STACK = "stack (bayesian + random walk)"
+#: Weights of the Bayesian model tried by the stack (the rest goes to the random walk).
+STACK_GRID = np.linspace(0.0, 1.0, 21)
+
+
+def price_origins(dataset: Dataset, origins: int) -> list[pd.Timestamp]:
+    """The ``origins`` last calendar quarter ends before the last rental price, oldest first."""
+    if origins <= 0:
+        raise ValueError(f"origins must be > 0, got {origins}")
+    last = collapse_held_prices(dataset.rental_prices)["date"].max()
+    end = (last.to_period("Q") - 1).end_time.normalize()
+    return [(end.to_period("Q") - k).end_time.normalize() for k in range(origins)][::-1]
+
+
+def _mixture(model: np.ndarray, walk: np.ndarray, weight: float, seed: int) -> np.ndarray:
+    """Samples of the mixture: each draw from the model with probability ``weight``."""
+    rng = np.random.default_rng(seed)
+    take = rng.random(model.shape[0]) < weight
+    return np.where(take[:, None], model, walk)
+
+
+def _aligned(model: harness.TaskResult, walk: harness.TaskResult
+             ) -> tuple[list[harness.Cell], np.ndarray, np.ndarray]:
+    """The cells both forecast, with both sample matrices in that cell order."""
+    where = {cell: j for j, cell in enumerate(walk.cells)}
+    cells = [cell for cell in model.cells if cell in where]
+    mine = [model.cells.index(cell) for cell in cells]
+    return cells, model.samples[:, mine], walk.samples[:, [where[c] for c in cells]]
+
+
+def _learn_weight(history: list[tuple[np.ndarray, np.ndarray, np.ndarray]], seed: int) -> float:
+    """The grid weight with the lowest mean log CRPS over earlier origins' known cells
+    (0.5 with none)."""
+    if not history:
+        return 0.5
+    model = np.concatenate([h[0] for h in history], axis=1)
+    walk = np.concatenate([h[1] for h in history], axis=1)
+    actual = np.concatenate([h[2] for h in history])
+    losses = [scoring.crps_samples(np.log(_mixture(model, walk, w, seed)), np.log(actual)).mean()
+              for w in STACK_GRID]
+    return float(STACK_GRID[int(np.argmin(losses))])
+
+
+def stack_results(results: list[harness.TaskResult], dataset: Dataset,
+                  origins: list[pd.Timestamp], seed: int) -> list[harness.TaskResult]:
+    """One stacked forecast per origin, its weight learnt out of sample.
+
+    At each origin the Bayesian model's weight minimises the mean log CRPS of the mixture
+    over the cells of earlier origins whose prices were known by this origin (dated on or
+    before it): never on the quarter scored.
+    """
+    by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
+    seen: list[tuple[pd.Timestamp, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    stacked = []
+    for origin in origins:
+        model, walk = by_key.get((BAYES, origin)), by_key.get((RANDOM_WALK, origin))
+        if model is None or walk is None:
+            continue
+        known = [(m[:, d <= origin], w[:, d <= origin], a[d <= origin])
+                 for _, m, w, a, d in seen]
+        weight = _learn_weight([k for k in known if k[2].size], seed)
+        cells, model_samples, walk_samples = _aligned(model, walk)
+        mixed = _mixture(model_samples, walk_samples, weight,
+                         harness.task_seed(seed, STACK, origin))
+        stacked.append(harness.TaskResult(STACK, origin, cells, mixed, {"weight": weight}, 0.0))
+        test = later_prices(dataset, origin)
+        rows = np.array([int(cell[0]) for cell in cells], dtype=int)
+        seen.append((origin, model_samples, walk_samples,
+                     test["usd_per_chip_hour"].to_numpy(float)[rows],
+                     test["date"].to_numpy()[rows]))
+    return stacked
+
+
+def _summary_table(scored: pd.DataFrame) -> pd.DataFrame:
+    """Per model, pooled (horizon "all") and per horizon: n, log CRPS, CRPS, coverage."""
+    rows = []
+    for name in pd.unique(scored["forecaster"]):
+        mine = scored[scored["forecaster"] == name]
+        groups = [("all", mine)] + [(str(h), g) for h, g in mine.groupby("horizon")]
+        for horizon, group in groups:
+            rows.append({"model": name, "horizon": horizon, "n": len(group),
+                         "crps_log": group["log_crps"].mean(), "crps": group["crps"].mean(),
+                         "coverage_80": group["in_80"].mean(),
+                         "coverage_95": group["in_95"].mean()})
+    return pd.DataFrame(rows)
+
+
+def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: int,
+                       seed: int = 0, map_fn: harness.MapFn = map,
+                       sampler: dict[str, Any] | None = None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rolling-origin backtest of the price model, the per-provider random walk and their
+    out-of-sample stack (``python cli.py backtest price``).
+
+    Parameters
+    ----------
+    dataset
+        The full dataset.
+    origins, horizon
+        Number of quarter-end cut-offs (:func:`price_origins`) and quarters ahead scored.
+    draws, seed
+        Samples per observation and the seed of every forecaster.
+    map_fn
+        Runs the harness tasks (one fit per origin and forecaster).
+    sampler
+        Overrides of the price model's sampler (default: its own, :data:`PRICE_SAMPLER`).
+
+    Returns
+    -------
+    (tidy, summary)
+        ``tidy``: the harness's scored frame (one row per model, origin and observation), with
+        ``attrs["report"]`` (:func:`~forecast.evaluation.harness.summarize_scores`),
+        ``attrs["weights"]`` (the stack's weight of the model per origin) and
+        ``attrs["fits"]`` (the model's diagnostics per origin); ``summary``: n, log CRPS,
+        CRPS and coverage per model and horizon.
+    """
+    if horizon <= 0 or draws <= 0:
+        raise ValueError("horizon and draws must be > 0")
+    cuts = price_origins(dataset, origins)
+    forecasters = {BAYES: PriceModelForecast(dataset, sampler, draws, seed),
+                   RANDOM_WALK: RandomWalkForecast(dataset, draws, seed)}
+    results = list(map_fn(harness.run_task, harness.make_tasks(forecasters, cuts)))
+    stacked = stack_results(results, dataset, cuts, seed)
+    truth = {cut: dict(PriceActuals(dataset)(cut)) for cut in cuts}
+    scored = harness.score_results(results + stacked, truth, range(1, horizon + 1),
+                                   common_cells=True)
+    scored.attrs["report"] = harness.summarize_scores(scored)
+    scored.attrs["weights"] = {harness.origin_label(r.origin): r.info["weight"]
+                               for r in stacked}
+    scored.attrs["fits"] = {harness.origin_label(r.origin): r.info for r in results
+                            if r.forecaster == BAYES and r.error is None}
+    return scored, _summary_table(scored)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from forecast.models.price.data import PriceData
-from forecast.models.price.math import NOISE_DOF, ar1_loading_matrix, detrend_matrix, log_price_mean
+from forecast.models.price.data import LIST_PROVIDER_CLASS, LIST_TYPES, PriceData
+from forecast.models.price.math import NOISE_DOF, ar1_loading_matrix, log_price_mean
 from forecast.models.priors import prior
+
+#: The class whose mean provider effect is the ``list_premium`` (see the package docstring).
+LIST_CLASS = LIST_PROVIDER_CLASS
 
 DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
     "decay_mu": {"dist": "normal", "mu": -0.30, "sigma": 0.15},
@@ -17,6 +21,11 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
     "launch_price": {"dist": "normal", "mu": 1.0, "sigma": 1.0},
     "type_offset": {"dist": "normal", "mu": -0.3, "sigma": 0.5},
     "list_premium": {"dist": "normal", "mu": 0.5, "sigma": 0.5},
+    "class_effect": {"dist": "normal", "mu": 0.0, "sigma": 0.5},
+    "provider_sd": {"dist": "halfnormal", "sigma": 0.3},
+    "premium_sd": {"dist": "halfnormal", "sigma": 0.3},
+    "series_sd": {"dist": "halfnormal", "sigma": 0.2},
+    "vintage": {"dist": "truncnormal", "mu": -0.3, "sigma": 0.3, "upper": 0.0},
     "list_drift": {"dist": "normal", "mu": 0.0, "sigma": 0.1},
     "cycle_rho": {"dist": "beta", "alpha": 6.0, "beta": 2.0},
     "cycle_sigma": {"dist": "halfnormal", "sigma": 0.15},
@@ -24,76 +33,159 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
     "noise_market": {"dist": "halfnormal", "sigma": 0.5},
 }
 
+SUMMARY_VARS = ["decay_mu", "decay_tau", "decay", "vintage", "launch_log_price", "type_offset",
+                "list_premium", "class_effect", "provider_sd", "provider_effect", "premium_sd",
+                "chip_premium", "series_sd", "list_drift",
+                "cycle_rho", "cycle_sigma", "noise_list", "noise_market"]
 
-# --------------------------------------------------------------------------- PyMC builder
+
+@dataclass(frozen=True)
+class Design:
+    """Index arrays of the observations into the model's coordinates (pure numpy)."""
+
+    chip: np.ndarray
+    vendor: np.ndarray
+    offset_type: np.ndarray
+    provider: np.ndarray
+    series: np.ndarray
+    #: Per observation: index into :data:`LIST_TYPES` (0 for market prices).
+    list_type: np.ndarray
+    quarter: np.ndarray
+    is_market: np.ndarray
+    is_hyperscaler: np.ndarray
+    #: Per provider: index into ``("reference", *data.classes)``.
+    provider_class: np.ndarray
+    #: Per chip: vendor index, 1.0 when it has list prices, mean age, mean market vintage gap.
+    chip_vendor: np.ndarray
+    has_list: np.ndarray
+    ref_age: np.ndarray
+    ref_gap: np.ndarray
+
+
+def design(data: PriceData) -> Design:
+    """The index arrays of ``data`` (see :class:`Design`)."""
+    obs = data.observations
+
+    def index(column: str, labels: tuple[str, ...]) -> np.ndarray:
+        return obs[column].map({label: i for i, label in enumerate(labels)}).to_numpy(int)
+
+    # List prices before the cycle window do not load on it; clip their index into range.
+    quarter = np.clip([(q - data.quarters[0]).n for q in obs["quarter"]], 0,
+                      len(data.quarters) - 1)
+    is_market = (obs["price_class"] == "market").to_numpy(float)
+    first = obs.drop_duplicates("provider_or_index").set_index("provider_or_index")
+    class_labels = {label: i + 1 for i, label in enumerate(data.classes)}
+    provider_class = np.array([class_labels.get(first.loc[p, "provider_class"], 0)
+                               for p in data.providers])
+    chips = list(data.chips)
+    vendor_of = obs.drop_duplicates("chip").set_index("chip")["vendor_group"]
+    listed = set(obs.loc[obs["price_class"] == "list", "chip"])
+    market = obs[obs["price_class"] == "market"]
+    return Design(
+        chip=index("chip", data.chips), vendor=index("vendor_group", data.vendors),
+        offset_type=index("offset_type", data.pricing_types),
+        provider=index("provider_or_index", data.providers), series=index("series", data.series),
+        list_type=np.array([LIST_TYPES.index(k) if k in LIST_TYPES and c == "list" else 0
+                            for k, c in zip(obs["offset_type"], obs["price_class"],
+                                            strict=True)]),
+        quarter=np.asarray(quarter),
+        is_market=is_market, provider_class=provider_class,
+        is_hyperscaler=(obs["provider_class"] == LIST_CLASS).to_numpy(float),
+        chip_vendor=np.array([data.vendors.index(vendor_of[c]) for c in chips]),
+        has_list=np.array([c in listed for c in chips], dtype=float),
+        ref_age=obs.groupby("chip")["age_years"].mean().reindex(chips).to_numpy(),
+        ref_gap=market.groupby("chip")["vintage_gap"].mean().reindex(chips).fillna(0.0)
+        .to_numpy())
+
+
+def _provider_effects(data: PriceData, index: Design, priors: Mapping[str, Any]) -> Any:
+    """Class means (reference 0, hyperscaler = list premium) plus a pooled deviation."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    list_premium = prior("list_premium", priors["list_premium"])
+    others = [c for c in data.classes if c != LIST_CLASS]
+    effects = prior("class_effect", priors["class_effect"], dims="class_other") if others \
+        else pt.zeros(0)
+    by_class = [pt.zeros(1)]
+    for label in data.classes:
+        by_class.append(pt.reshape(list_premium, (1,)) if label == LIST_CLASS
+                        else effects[others.index(label)][None])
+    class_mean = pt.concatenate(by_class)
+    provider_sd = prior("provider_sd", priors["provider_sd"])
+    # Non-centred: most providers have one or two quotes, so their effects sit in a funnel.
+    eta = pm.Normal("provider_eta", 0.0, 1.0, dims="provider")
+    provider = pm.Deterministic(
+        "provider_effect", class_mean[index.provider_class] + provider_sd * eta, dims="provider")
+    # Hyperscalers mark chips up by different amounts (an H100 lists at 3-4x its market
+    # price, an A100 at about 2x): a chip's premium deviates from the class's, pooled.
+    premium_sd = prior("premium_sd", priors["premium_sd"])
+    premium_eta = pm.Normal("premium_eta", 0.0, 1.0, dims="chip")
+    chip_premium = pm.Deterministic("chip_premium", premium_sd * premium_eta, dims="chip")
+    return list_premium, provider, chip_premium
 
 
 def build_price_model(data: PriceData, priors: Mapping[str, Mapping[str, Any]]) -> Any:
-    """The PyMC model of the module docstring for prepared ``data`` and complete ``priors``."""
+    """The PyMC model of the package docstring for prepared ``data`` and complete ``priors``."""
     import pymc as pm
     import pytensor.tensor as pt
 
     obs = data.observations
-    chip_idx = obs["chip"].map({c: i for i, c in enumerate(data.chips)}).to_numpy()
-    vendor_idx = obs["vendor_group"].map({v: i for i, v in enumerate(data.vendors)}).to_numpy()
-    type_idx = obs["pricing_type"].map({k: i for i, k in enumerate(data.pricing_types)}).to_numpy()
-    # List prices before the cycle window do not load on it; clip their index into range.
-    quarter_idx = np.clip((obs["quarter"] - data.quarters[0]).map(lambda o: o.n).to_numpy(),
-                          0, len(data.quarters) - 1)
-    is_market = (obs["price_class"] == "market").to_numpy().astype(float)
-    ref_age = obs.groupby("chip")["age_years"].mean().reindex(list(data.chips)).to_numpy()
-    vendor_of_chip = obs.drop_duplicates("chip").set_index("chip")["vendor_group"]
-    chip_vendor_idx = np.array([data.vendors.index(vendor_of_chip[c]) for c in data.chips])
-    listed_chips = set(obs.loc[obs["price_class"] == "list", "chip"])
-    has_list = np.array([chip in listed_chips for chip in data.chips], dtype=float)
-    coords = {
-        "chip": list(data.chips),
-        "vendor": list(data.vendors),
-        "offset_type": list(data.pricing_types[1:]),
-        "quarter": [str(q) for q in data.quarters],
-        "obs": np.arange(len(obs)),
-    }
+    ix = design(data)
+    coords = {"chip": list(data.chips), "vendor": list(data.vendors),
+              "offset_type": list(data.pricing_types[1:]), "provider": list(data.providers),
+              "series": list(data.series), "list_type": list(LIST_TYPES),
+              "class_other": [c for c in data.classes if c != LIST_CLASS],
+              "quarter": [str(q) for q in data.quarters], "obs": np.arange(len(obs))}
     with pm.Model(coords=coords) as model:
         decay_mu = prior("decay_mu", priors["decay_mu"])
         decay_tau = prior("decay_tau", priors["decay_tau"])
-        # Non-centred: with one vendor rich in market prices and the rest prior-only, a centred
-        # form diverges in the funnel as decay_tau shrinks (tried: 18-46 divergences).
+        # Non-centred: one vendor rich in market prices and the rest prior-only.
         decay_eta = pm.Normal("decay_eta", 0.0, 1.0, dims="vendor")
         decay = pm.Deterministic("decay", decay_mu + decay_tau * decay_eta, dims="vendor")
+        vintage = prior("vintage", priors["vintage"])
         level = prior("price_level", priors["launch_price"], dims="chip")
         offsets = prior("type_offset", priors["type_offset"], dims="offset_type")
         offset_all = pt.concatenate([pt.zeros(1), offsets])
-        list_premium = prior("list_premium", priors["list_premium"])
-        list_drift = prior("list_drift", priors["list_drift"])
-        # The free level is each chip's list level (market level for market-only chips) at its
-        # mean observed age; the launch market price follows (see the module docstring).
-        chip_slope = has_list * list_drift + (1.0 - has_list) * decay[chip_vendor_idx]
+        list_premium, provider_effect, chip_premium = _provider_effects(data, ix, priors)
+        # One drift per list type: commitment discounts narrowed with age (Azure's V100 1-year
+        # price rose from $1.95 to $2.24) while on-demand list prices stayed flat.
+        list_drift = prior("list_drift", priors["list_drift"], dims="list_type")
+        # The free level is each chip's level where its data sit (list level at its mean age
+        # for a listed chip, market level at its mean age and vintage gap otherwise); the
+        # launch market price at a neocloud follows (an intercept far from the data would
+        # form a ridge with the slopes and the premium).
+        chip_slope = ix.has_list * list_drift[0] + (1.0 - ix.has_list) * decay[ix.chip_vendor]
         launch = pm.Deterministic(
-            "launch_log_price", level - has_list * list_premium - chip_slope * ref_age,
-            dims="chip")
+            "launch_log_price", level - ix.has_list * (list_premium + chip_premium)
+            - chip_slope * ix.ref_age
+            - (1.0 - ix.has_list) * vintage * ix.ref_gap, dims="chip")
         rho = prior("cycle_rho", priors["cycle_rho"])
         cycle_sigma = prior("cycle_sigma", priors["cycle_sigma"])
+        # No zero-trend constraint: a stationary AR(1) cannot carry a lasting trend, which
+        # belongs to the decay (anchored by its prior) and the vintage term.
         cycle_eps = pm.Normal("cycle_eps", 0.0, 1.0, dims="quarter")
-        loading = ar1_loading_matrix(rho, len(data.quarters))
-        projection = detrend_matrix(len(data.quarters))
         cycle = pm.Deterministic(
-            "cycle", cycle_sigma * pt.dot(projection, pt.dot(loading, cycle_eps)),
-            dims="quarter")
+            "cycle", cycle_sigma * pt.dot(ar1_loading_matrix(rho, len(data.quarters)),
+                                          cycle_eps), dims="quarter")
         noise_list = prior("noise_list", priors["noise_list"])
         noise_market = prior("noise_market", priors["noise_market"])
-
-        slope = is_market * decay[vendor_idx] + (1.0 - is_market) * list_drift
-        level = launch[chip_idx] + offset_all[type_idx] + (1.0 - is_market) * list_premium
-        mu = log_price_mean(level, 0.0, slope, obs["age_years"].to_numpy(), is_market,
-                            cycle[quarter_idx])
-        sigma = is_market * noise_market + (1.0 - is_market) * noise_list
+        market = ix.is_market
+        slope = market * decay[ix.vendor] + (1.0 - market) * list_drift[ix.list_type]
+        premium = ix.is_hyperscaler * chip_premium[ix.chip]
+        # A provider's markup on one chip persists (RunPod's H100 sits higher than its A100
+        # suggests): one pooled effect per (chip, provider) series, as a random walk's last
+        # price would carry it.
+        series_sd = prior("series_sd", priors["series_sd"])
+        series_eta = pm.Normal("series_eta", 0.0, 1.0, dims="series")
+        series = pm.Deterministic("series_effect", series_sd * series_eta, dims="series")
+        premium = premium + series[ix.series]
+        mu = log_price_mean(launch[ix.chip] + provider_effect[ix.provider] + premium,
+                            offset_all[ix.offset_type], slope, obs["age_years"].to_numpy(),
+                            market, cycle[ix.quarter], vintage,
+                            market * obs["vintage_gap"].to_numpy())
+        sigma = market * noise_market + (1.0 - market) * noise_list
         pm.StudentT("log_price", nu=NOISE_DOF, mu=mu, sigma=sigma,
                     observed=obs["log_price"].to_numpy(), dims="obs")
     return model
-
-
-SUMMARY_VARS = ["decay_mu", "decay_tau", "decay", "launch_log_price", "type_offset", "list_premium",
-                "list_drift",
-                "cycle_rho", "cycle_sigma", "noise_list", "noise_market"]
-
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -11,10 +12,9 @@ import pandas as pd
 
 from forecast.data.dataset import Dataset
 from forecast.models.price.data import (
-    DAYS_PER_YEAR,
     identified_market_vendors,
+    observation_frame,
     prepare_price_data,
-    price_class,
 )
 from forecast.models.price.math import NOISE_DOF, log_price_mean
 
@@ -22,32 +22,33 @@ from forecast.models.price.math import NOISE_DOF, log_price_mean
 
 
 def ols_cross_check(dataset: Dataset) -> Any:
-    """Frequentist cross-check: OLS of log price on age by vendor, statsmodels results.
+    """Frequentist cross-check: OLS of log price with the Bayesian model's fixed effects.
 
-    Same design as the Bayesian model without pooling and without the cycle: chip and pricing
-    type fixed effects, a list-price premium, a market-price slope per vendor
-    (``age_market:C(vendor_group)``) and one common slope for list prices. Standard errors are
-    heteroskedasticity-robust (HC3). Call ``.summary()`` on the result for the table.
+    Chip, provider and pricing-type fixed effects (unpooled, where the Bayesian model pools
+    providers within their class), one age slope for list prices, a market-price age slope
+    per vendor with market prices of one chip at two ages (``age_market_<vendor>``) and the
+    vintage gap of market prices (``vintage_market``); no cycle. Standard errors are
+    heteroskedasticity-robust (HC1: HC3 is infinite for the providers
+    quoted once, whose leverage is 1). Call ``.summary()`` on the result for the table.
     """
     import statsmodels.formula.api as smf
 
     frame = prepare_price_data(dataset).observations.copy()
-    frame["is_list"] = (frame["price_class"] == "list").astype(float)
-    frame["age_list"] = frame["age_years"] * frame["is_list"]
-    market_vendors = identified_market_vendors(frame)
+    is_list = (frame["price_class"] == "list").astype(float)
+    frame["age_list"] = frame["age_years"] * is_list
+    frame["vintage_market"] = frame["vintage_gap"] * (1.0 - is_list)
     terms = []
-    for vendor in market_vendors:
+    for vendor in identified_market_vendors(frame):
         column = f"age_market_{vendor}"
-        frame[column] = frame["age_years"] * (1.0 - frame["is_list"]) * (
-            frame["vendor_group"] == vendor)
+        frame[column] = frame["age_years"] * (1.0 - is_list) * (frame["vendor_group"] == vendor)
         terms.append(column)
-    formula = ("log_price ~ C(chip) + C(pricing_type, Treatment('on-demand')) + is_list"
-               " + age_list + " + " + ".join(terms))
+    formula = ("log_price ~ C(chip) + C(provider_or_index) + C(offset_type, Treatment('on-demand'))"
+               " + age_list + vintage_market + " + " + ".join(terms))
     with warnings.catch_warnings():
-        # Chips seen only at list prices make their fixed effect collinear with the list
-        # premium; the slopes reported here stay identified (statsmodels uses a pseudo-inverse).
+        # Chips seen at one provider only make their fixed effects collinear; the slopes
+        # reported here stay identified (statsmodels uses a pseudo-inverse).
         warnings.simplefilter("ignore")
-        return smf.ols(formula, data=frame).fit(cov_type="HC3")
+        return smf.ols(formula, data=frame).fit(cov_type="HC1")
 
 
 def ols_decay_rates(results: Any) -> pd.DataFrame:
@@ -60,39 +61,54 @@ def ols_decay_rates(results: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def simulate_price_observations(
-    template: pd.DataFrame,
-    catalogue: pd.DataFrame,
-    decay: Mapping[str, float],
-    launch_log_price: Mapping[str, float],
-    list_premium: float,
-    list_drift: float,
-    type_offsets: Mapping[str, float],
-    noise: float,
-    seed: int,
-    classes: Mapping[str, str],
-) -> pd.DataFrame:
+def ols_vintage(results: Any) -> tuple[float, float]:
+    """The OLS vintage effect (log price per log unit behind the frontier) and its SE."""
+    return float(results.params["vintage_market"]), float(results.bse["vintage_market"])
+
+
+@dataclass(frozen=True)
+class SimulationTruth:
+    """Parameters of :func:`simulate_price_observations` (names as in the PyMC model)."""
+
+    decay: Mapping[str, float]
+    launch_log_price: Mapping[str, float]
+    provider_effect: Mapping[str, float]
+    vintage: float
+    list_drift: float
+    type_offsets: Mapping[str, float]
+    noise: float
+    #: Market cycle by quarter label ("2024Q3"); quarters left out are 0.
+    cycle: Mapping[str, float] = field(default_factory=dict)
+    #: (chip, provider) series effects by :func:`series_label`; series left out are 0.
+    series_effect: Mapping[str, float] = field(default_factory=dict)
+
+
+def simulate_price_observations(template: pd.DataFrame, catalogue: pd.DataFrame,
+                                classes: Mapping[str, str], truth: SimulationTruth,
+                                seed: int) -> pd.DataFrame:
     """Prices simulated from the model's own math on the design of ``template``.
 
     ``template`` has the rental-price columns (date, chip, provider_or_index, pricing_type);
-    ``classes`` maps its providers to their provider class (``Dataset.provider_classes``);
-    the cycle is switched off (its recovery is not what the test checks). Returns a frame in
+    ``classes`` maps its providers to their provider class (``Dataset.provider_classes``).
+    Covariates come from :func:`~forecast.models.price.data.observation_frame` and the mean
+    from :func:`~forecast.models.price.math.log_price_mean`, as in the fit. Returns a frame in
     the shape of ``Dataset.rental_prices`` with ``usd_per_chip_hour`` replaced.
     """
     rng = np.random.default_rng(seed)
+    rows = observation_frame(template.drop(columns=["usd_per_chip_hour"], errors="ignore"),
+                             catalogue, classes)
+    market = (rows["price_class"] == "market").to_numpy()
+    level = (rows["chip"].map(truth.launch_log_price).to_numpy(float)
+             + rows["offset_type"].map(lambda k: truth.type_offsets.get(k, 0.0)).to_numpy()
+             + rows["provider_or_index"].map(truth.provider_effect).to_numpy(float)
+             + rows["series"].map(lambda s: truth.series_effect.get(s, 0.0)).to_numpy())
+    slope = np.where(market, rows["vendor_group"].map(truth.decay).to_numpy(float),
+                     truth.list_drift)
+    cycle = rows["quarter"].astype(str).map(lambda q: truth.cycle.get(q, 0.0)).to_numpy()
+    log_price = log_price_mean(level, 0.0, slope, rows["age_years"].to_numpy(),
+                               market.astype(float), cycle, truth.vintage,
+                               market * rows["vintage_gap"].to_numpy())
+    log_price = log_price + truth.noise * rng.standard_t(NOISE_DOF, size=len(rows))
     frame = template.copy()
-    spec = catalogue.set_index("chip")
-    vendor = spec.loc[frame["chip"], "vendor_group"].to_numpy()
-    release = spec.loc[frame["chip"], "release_date"].to_numpy()
-    age = np.maximum((frame["date"].to_numpy() - release) / np.timedelta64(1, "D")
-                     / DAYS_PER_YEAR, 0.0)
-    is_market = price_class(frame["pricing_type"].astype(str), frame["provider_or_index"],
-                            classes) == "market"
-    offsets = frame["pricing_type"].astype(str).map(lambda k: type_offsets.get(k, 0.0))
-    level = (frame["chip"].map(launch_log_price).to_numpy() + offsets.to_numpy()
-             + np.where(is_market, 0.0, list_premium))
-    slope = np.where(is_market, np.array([decay[v] for v in vendor]), list_drift)
-    log_price = log_price_mean(level, 0.0, slope, age, 0.0, 0.0)
-    log_price = log_price + noise * rng.standard_t(NOISE_DOF, size=len(frame))
     frame["usd_per_chip_hour"] = np.exp(log_price)
     return frame

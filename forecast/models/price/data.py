@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
+from forecast.models.price.math import frontier_log_tflops, vintage_gap
 
 REFERENCE_TYPE = "on-demand"
 LIST_TYPES = ("on-demand", "1-year commitment", "3-year commitment")
@@ -18,6 +20,16 @@ LIST_TYPES = ("on-demand", "1-year commitment", "3-year commitment")
 #: marketplaces, indices) move with the market and are not list prices.
 LIST_PROVIDER_CLASS = "hyperscaler"
 VENDORS = ("nvidia", "amd", "google", "aws", "other_custom", "other")
+#: The provider class whose prices the chip levels describe (a neocloud's on-demand price):
+#: every other class has an effect relative to it.
+REFERENCE_CLASS = "neocloud"
+#: Pricing types recorded only for market-wide figures (indices, reported market levels),
+#: read as the type they quote, so that their level is the index class's effect and not a
+#: type offset that only those rows identify.
+QUOTED_TYPES = {"market": "on-demand", "market/resale": "on-demand",
+                "on-demand/market": "on-demand", "index (contract)": "1-year commitment"}
+#: Suffix of the offset type of a commitment at a market price (see :func:`offset_types`).
+MARKET_SUFFIX = " (market)"
 DAYS_PER_YEAR = 365.25
 CATALOGUE_COLUMNS = ("chip", "vendor", "vendor_group", "release_date", "fp8_dense_tflops",
                      "bf16_dense_tflops")
@@ -89,43 +101,92 @@ class PriceData:
     catalogue: pd.DataFrame
     #: Provider name -> ``provider_class`` (``data/providers.csv``), for :func:`price_class`.
     provider_classes: Mapping[str, str] = field(default_factory=dict)
+    #: Providers with observations (one partially pooled effect each).
+    providers: tuple[str, ...] = ()
+    #: Provider classes with observations other than :data:`REFERENCE_CLASS`.
+    classes: tuple[str, ...] = ()
+    #: (chip, provider) series with observations, labelled by :func:`series_label`.
+    series: tuple[str, ...] = ()
 
 
 def prepare_price_data(dataset: Dataset) -> PriceData:
-    """Observations with age, vendor, provider and price class and quarter index; held prices
-    collapsed. Which providers' prices are list prices comes from the dataset's
-    ``providers`` table (``data/providers.csv``)."""
+    """Observations with age, vendor, provider and price class, vintage gap and quarter; held
+    prices collapsed. Which providers' prices are list prices, and each provider's class,
+    come from the dataset's ``providers`` table (``data/providers.csv``)."""
     classes = dataset.provider_classes
     prices = collapse_held_prices(dataset.rental_prices)
-    catalogue = dataset.accelerators.set_index("chip")
-    frame = prices[["date", "chip", "provider_or_index", "pricing_type", "usd_per_chip_hour",
-                    "recalled"]].copy()
-    frame["pricing_type"] = frame["pricing_type"].astype(str)
-    frame["vendor_group"] = catalogue.loc[frame["chip"], "vendor_group"].to_numpy()
-    release = catalogue.loc[frame["chip"], "release_date"].to_numpy()
-    # Quotes dated before the catalogue's release month (pre-orders, early access) are age 0.
-    frame["age_years"] = np.maximum((frame["date"].to_numpy() - release)
-                                    / np.timedelta64(1, "D") / DAYS_PER_YEAR, 0.0)
-    frame["provider_class"] = frame["provider_or_index"].map(classes)
-    frame["price_class"] = price_class(frame["pricing_type"], frame["provider_or_index"],
-                                       classes)
-    frame["log_price"] = np.log(frame["usd_per_chip_hour"])
-    frame["quarter"] = frame["date"].dt.to_period("Q")
-    # The cycle only loads on market prices, so it spans the quarters that have them: a window
-    # reaching back into list-only years would let the detrended cycle still carry a trend
-    # over the market years.
+    if prices.empty:
+        raise ForecastError("price model: no rental prices to fit")
+    catalogue = dataset.accelerators[list(CATALOGUE_COLUMNS)].copy()
+    frame = observation_frame(prices, catalogue, classes)
+    # The cycle only loads on market prices, so it spans the quarters that have them.
     market_quarters = frame.loc[frame["price_class"] == "market", "quarter"]
-    quarters = pd.period_range(market_quarters.min(), frame["quarter"].max(), freq="Q")
-    types = (REFERENCE_TYPE,) + tuple(sorted(set(frame["pricing_type"]) - {REFERENCE_TYPE}))
+    first = market_quarters.min() if len(market_quarters) else frame["quarter"].max()
+    quarters = pd.period_range(first, frame["quarter"].max(), freq="Q")
+    types = (REFERENCE_TYPE,) + tuple(sorted(set(frame["offset_type"]) - {REFERENCE_TYPE}))
+    present = set(frame["provider_class"])
     return PriceData(
-        observations=frame.reset_index(drop=True),
+        observations=frame,
         chips=tuple(sorted(set(frame["chip"]))),
         vendors=VENDORS,
         pricing_types=types,
         quarters=quarters,
-        catalogue=dataset.accelerators[list(CATALOGUE_COLUMNS)].copy(),
+        catalogue=catalogue,
         provider_classes=classes,
+        providers=tuple(sorted(set(frame["provider_or_index"]))),
+        classes=tuple(sorted(present - {REFERENCE_CLASS})),
+        series=tuple(sorted(set(frame["series"]))),
     )
+
+
+def observation_frame(prices: pd.DataFrame, catalogue: pd.DataFrame,
+                      classes: Mapping[str, str]) -> pd.DataFrame:
+    """Rental-price rows with the model's covariates (pure; also used for predictions).
+
+    Adds ``vendor_group``, ``age_years`` (0 before the catalogue's release month: pre-orders),
+    ``provider_class``, ``price_class``, ``offset_type`` (:data:`QUOTED_TYPES`),
+    ``vintage_gap`` (:func:`~forecast.models.price.math.vintage_gap` of the chip at the
+    row's date), ``log_price`` (when prices are given) and ``quarter``.
+    """
+    spec = catalogue.drop_duplicates("chip", keep="last").set_index("chip")
+    unknown = sorted(set(prices["chip"]) - set(spec.index))
+    if unknown:
+        raise ForecastError(f"chips not in the catalogue: {', '.join(map(repr, unknown))}")
+    frame = prices[[c for c in ("date", "chip", "provider_or_index", "pricing_type",
+                                "usd_per_chip_hour", "recalled") if c in prices]].copy()
+    frame["pricing_type"] = frame["pricing_type"].astype(str)
+    frame["vendor_group"] = spec.loc[frame["chip"], "vendor_group"].to_numpy()
+    release = pd.to_datetime(spec.loc[frame["chip"], "release_date"]).to_numpy()
+    frame["age_years"] = np.maximum((frame["date"].to_numpy() - release)
+                                    / np.timedelta64(1, "D") / DAYS_PER_YEAR, 0.0)
+    frame["provider_class"] = frame["provider_or_index"].astype(str).map(classes)
+    frame["price_class"] = price_class(frame["pricing_type"], frame["provider_or_index"],
+                                       classes)
+    frame["offset_type"] = offset_types(frame["pricing_type"], frame["price_class"])
+    frontier = frontier_log_tflops(catalogue, frame["vendor_group"], frame["date"])
+    chip_tflops = np.log(spec.loc[frame["chip"], "bf16_dense_tflops"].to_numpy(float))
+    frame["vintage_gap"] = vintage_gap(frontier, chip_tflops)
+    if "usd_per_chip_hour" in frame:
+        frame["log_price"] = np.log(frame["usd_per_chip_hour"].to_numpy(float))
+    frame["quarter"] = frame["date"].dt.to_period("Q")
+    frame["series"] = series_label(frame["chip"], frame["provider_or_index"])
+    return frame.reset_index(drop=True)
+
+
+def offset_types(pricing_type: pd.Series, price_class: Any) -> list[str]:
+    """The type whose offset a row takes: :data:`QUOTED_TYPES` read as the type they quote,
+    and a commitment at a market price (a neocloud's, an index's contract rate) apart from a
+    hyperscaler's list commitment (their discounts differ: Oblivus's 1-year H100 price was 5%
+    below its on-demand price, a hyperscaler's about 30%)."""
+    quoted = [QUOTED_TYPES.get(k, k) for k in pricing_type.astype(str)]
+    return [f"{k}{MARKET_SUFFIX}" if k in LIST_TYPES[1:] and c == "market" else k
+            for k, c in zip(quoted, np.asarray(price_class), strict=True)]
+
+
+def series_label(chips: pd.Series, providers: pd.Series) -> list[str]:
+    """Label of each (chip, provider) series: ``"chip @ provider"``."""
+    return [f"{chip} @ {provider}" for chip, provider in zip(chips.astype(str),
+                                                             providers.astype(str), strict=True)]
 
 
 def identified_market_vendors(observations: pd.DataFrame) -> list[str]:

@@ -19,18 +19,27 @@ from forecast.economics.chips import cost_per_effective_pflop_hour
 from forecast.models.fitted import Fitted
 from forecast.models.price.data import (
     DAYS_PER_YEAR,
+    LIST_PROVIDER_CLASS,
+    LIST_TYPES,
+    MARKET_SUFFIX,
     REFERENCE_TYPE,
     identified_market_vendors,
-    price_class,
+    observation_frame,
 )
-from forecast.models.price.math import NOISE_DOF, annual_change, log_price_mean
+from forecast.models.price.math import (
+    NOISE_DOF,
+    annual_change,
+    frontier_log_tflops,
+    log_price_mean,
+    vintage_gap,
+)
 
 
 class FittedPriceModel(Fitted):
     """A fitted price-erosion model: posterior, data, diagnostics, forecasts."""
 
     model_name: ClassVar[str] = "price"
-    model_version: ClassVar[str] = "3"
+    model_version: ClassVar[str] = "4"
 
     @property
     def provider_classes(self) -> dict[str, str]:
@@ -61,51 +70,108 @@ class FittedPriceModel(Fitted):
 
         ``frame`` has the rental-price columns (date, chip, provider_or_index, pricing_type),
         e.g. observations after a backtest cut-off. Chips and pricing types must have been
-        fitted. Includes the cycle (simulated forward past the fitted window) and the
-        Student-t observation noise of the row's price class.
+        fitted; a provider not fitted gets a new draw of its class's provider effect. Includes
+        the cycle (simulated forward past the fitted window), the vintage gap at the row's
+        date (successors from the fitted catalogue) and the Student-t observation noise of
+        the row's price class.
         """
+        if len(frame) == 0:
+            return np.empty((draws, 0))
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
+        rows = observation_frame(frame, self.data["catalogue"], self.provider_classes)
         fitted_chips = [str(c) for c in self.posterior["chip"].values]
-        types = [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
-        unknown = sorted(set(frame["chip"]) - set(fitted_chips))
-        unknown_types = sorted(set(frame["pricing_type"].astype(str)) - set(types))
+        types = self._types()
+        unknown = sorted(set(rows["chip"]) - set(fitted_chips))
+        unknown_types = sorted(set(rows["offset_type"]) - set(types))
         if unknown or unknown_types:
             raise ForecastError(f"no fitted parameters for chips {unknown} / pricing types "
                                 f"{unknown_types}")
-        catalogue = self.data["catalogue"].set_index("chip")
-        vendors = [str(v) for v in self.posterior["vendor"].values]
         fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
-        quarters = frame["date"].dt.to_period("Q")
-        steps = max(0, (quarters.max() - fitted_quarters[-1]).n)
-        cycle_fit = self.stacked("cycle", pick)
-        future = simulate_ar1(self.stacked("cycle_rho", pick), self.stacked("cycle_sigma", pick),
-                              cycle_fit[:, -1], steps, rng)
-        cycle_all = np.concatenate([cycle_fit, future], axis=1)
-        cycle_idx = np.clip([(q - fitted_quarters[0]).n for q in quarters], 0,
+        steps = max(0, (rows["quarter"].max() - fitted_quarters[-1]).n)
+        cycle_all = self._cycle_path(pick, steps, rng)
+        cycle_idx = np.clip([(q - fitted_quarters[0]).n for q in rows["quarter"]], 0,
                             cycle_all.shape[1] - 1)
-
-        is_market = price_class(frame["pricing_type"].astype(str), frame["provider_or_index"],
-                                self.provider_classes) == "market"
-        chip_idx = [fitted_chips.index(c) for c in frame["chip"]]
-        vendor_idx = [vendors.index(catalogue.loc[c, "vendor_group"]) for c in frame["chip"]]
-        release = catalogue.loc[frame["chip"], "release_date"].to_numpy()
-        age = np.maximum((frame["date"].to_numpy() - release) / np.timedelta64(1, "D")
-                         / DAYS_PER_YEAR, 0.0)
+        market = (rows["price_class"] == "market").to_numpy()
+        vendors = [str(v) for v in self.posterior["vendor"].values]
+        vendor_idx = [vendors.index(v) for v in rows["vendor_group"]]
         offsets_fit = np.concatenate([np.zeros((draws, 1)),
                                       self.stacked("type_offset", pick)], axis=1)
-        type_idx = [types.index(t) for t in frame["pricing_type"].astype(str)]
-        slope = np.where(is_market[None, :], self.stacked("decay", pick)[:, vendor_idx],
-                         self.stacked("list_drift", pick)[:, None])
-        level = (self.stacked("launch_log_price", pick)[:, chip_idx] + offsets_fit[:, type_idx]
-                 + np.where(is_market[None, :], 0.0,
-                            self.stacked("list_premium", pick)[:, None]))
-        mean = log_price_mean(level, 0.0, slope, age[None, :], is_market[None, :].astype(float),
-                              cycle_all[:, cycle_idx])
-        scale = np.where(is_market[None, :], self.stacked("noise_market", pick)[:, None],
+        drift_idx = [LIST_TYPES.index(k) if k in LIST_TYPES else 0 for k in rows["offset_type"]]
+        slope = np.where(market[None, :], self.stacked("decay", pick)[:, vendor_idx],
+                         self.stacked("list_drift", pick)[:, drift_idx])
+        chip_idx = [fitted_chips.index(c) for c in rows["chip"]]
+        hyperscaler = (rows["provider_class"] == LIST_PROVIDER_CLASS).to_numpy()
+        level = (self.stacked("launch_log_price", pick)[:, chip_idx]
+                 + offsets_fit[:, [types.index(t) for t in rows["offset_type"]]]
+                 + self._provider_draws(pick, rows, rng)
+                 + hyperscaler[None, :] * self.stacked("chip_premium", pick)[:, chip_idx]
+                 + self._series_draws(pick, rows, rng))
+        mean = log_price_mean(level, 0.0, slope, rows["age_years"].to_numpy()[None, :],
+                              market[None, :].astype(float), cycle_all[:, cycle_idx],
+                              self.stacked("vintage", pick)[:, None],
+                              (market * rows["vintage_gap"].to_numpy())[None, :])
+        scale = np.where(market[None, :], self.stacked("noise_market", pick)[:, None],
                          self.stacked("noise_list", pick)[:, None])
         noise = scale * rng.standard_t(NOISE_DOF, size=mean.shape)
         return np.exp(mean + noise)
+
+    def _types(self) -> list[str]:
+        return [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
+
+    def class_mean(self, label: str, pick: np.ndarray) -> np.ndarray:
+        """Per draw, the mean provider effect of a provider class (0 for the reference)."""
+        if label == LIST_PROVIDER_CLASS:
+            return self.stacked("list_premium", pick)
+        if "class_other" in self.posterior.coords:
+            others = [str(c) for c in self.posterior["class_other"].values]
+            if label in others:
+                return self.stacked("class_effect", pick)[:, others.index(label)]
+        return np.zeros(len(pick))
+
+    def _provider_draws(self, pick: np.ndarray, rows: pd.DataFrame,
+                        rng: np.random.Generator) -> np.ndarray:
+        """Provider effects (draws x rows): fitted ones, else a new draw of the class."""
+        providers = [str(p) for p in self.posterior["provider"].values]
+        fitted = self.stacked("provider_effect", pick)
+        spread = self.stacked("provider_sd", pick)
+        effects = np.empty((len(pick), len(rows)))
+        new: dict[str, np.ndarray] = {}
+        for j, (name, label) in enumerate(zip(rows["provider_or_index"].astype(str),
+                                              rows["provider_class"], strict=True)):
+            if name in providers:
+                effects[:, j] = fitted[:, providers.index(name)]
+                continue
+            if name not in new:
+                new[name] = self.class_mean(label, pick) + spread * rng.standard_normal(
+                    len(pick))
+            effects[:, j] = new[name]
+        return effects
+
+    def _series_draws(self, pick: np.ndarray, rows: pd.DataFrame,
+                      rng: np.random.Generator) -> np.ndarray:
+        """(chip, provider) series effects (draws x rows): fitted ones, else a new draw."""
+        labels = [str(s) for s in self.posterior["series"].values]
+        fitted = self.stacked("series_effect", pick)
+        spread = self.stacked("series_sd", pick)
+        effects = np.empty((len(pick), len(rows)))
+        new: dict[str, np.ndarray] = {}
+        for j, label in enumerate(rows["series"]):
+            if label in labels:
+                effects[:, j] = fitted[:, labels.index(label)]
+            else:
+                if label not in new:
+                    new[label] = spread * rng.standard_normal(len(pick))
+                effects[:, j] = new[label]
+        return effects
+
+    def _cycle_path(self, pick: np.ndarray, steps: int, rng: np.random.Generator
+                    ) -> np.ndarray:
+        """The fitted cycle followed by ``steps`` simulated quarters (draws x quarters)."""
+        cycle_fit = self.stacked("cycle", pick)
+        future = simulate_ar1(self.stacked("cycle_rho", pick), self.stacked("cycle_sigma", pick),
+                              cycle_fit[:, -1], steps, rng)
+        return np.concatenate([cycle_fit, future], axis=1)
 
     def forecast(
         self,
@@ -118,6 +184,7 @@ class FittedPriceModel(Fitted):
         launch_prices: Mapping[str, Any] | None = None,
         new_chips: pd.DataFrame | None = None,
         utilisation: Mapping[str, Any] | None = None,
+        frontier_tflops: Mapping[str, Any] | None = None,
     ) -> xr.Dataset:
         """Sample paths of price per chip-hour (and cost per effective PFLOP-hour).
 
@@ -133,8 +200,8 @@ class FittedPriceModel(Fitted):
             Catalogue chips (default: every chip with price history). Chips without history
             need an entry in ``launch_prices``.
         basis
-            "market" (neocloud and marketplace level: full decay and the market cycle) or
-            "list" (a hyperscaler's list price: the list premium, sticky decay, no cycle).
+            "market" (a neocloud's price: decay, vintage term and the market cycle) or "list"
+            (a hyperscaler's list price: the hyperscaler class effect, list drift, no cycle).
         pricing_type
             "on-demand" (default) or another fitted pricing type, whose offset is applied.
         launch_prices
@@ -142,10 +209,15 @@ class FittedPriceModel(Fitted):
             ``draws``), for chips with no price history, e.g. Trainium3 from scenario inputs.
         new_chips
             Rows (chip, vendor_group, release_date, fp8_dense_tflops, bf16_dense_tflops) for
-            chips not in the catalogue (future chips from scenario inputs).
+            chips not in the catalogue (future chips from scenario inputs); they also move
+            their vendor's frontier when ``frontier_tflops`` is not given.
         utilisation
             vendor_group -> model-FLOP utilisation (scalar or ``draws`` array); when given, the
             result also holds ``cost_per_pflop_hour`` (FP8 where available, else BF16).
+        frontier_tflops
+            vendor_group -> dense BF16 TFLOPS of the vendor's frontier chip per forecast
+            quarter (scalar, ``(quarters,)`` or ``(draws, quarters)``), e.g. from a scenario
+            roadmap; vendors left out take the frontier of the catalogue and ``new_chips``.
 
         Returns
         -------
@@ -159,21 +231,18 @@ class FittedPriceModel(Fitted):
         if basis not in ("market", "list"):
             raise ForecastError(f"basis must be 'market' or 'list', got {basis!r}")
         catalogue = self._catalogue(new_chips)
-        fitted_chips = [str(c) for c in self.posterior["chip"].values]
-        chips = list(chips) if chips is not None else fitted_chips
+        chips = list(chips) if chips is not None else [str(c) for c in
+                                                        self.posterior["chip"].values]
         launch_prices = dict(launch_prices or {})
-        for chip in chips:
-            if chip not in catalogue.index:
-                raise ForecastError(f"chip {chip!r} is not in the catalogue or new_chips")
-            if chip not in fitted_chips and chip not in launch_prices:
-                raise ForecastError(f"chip {chip!r} has no price history: give launch_prices")
+        self._check_chips(chips, catalogue, launch_prices)
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
         offsets = self._level_offsets(pick, basis, pricing_type)
         cycle = self._cycle(pick, periods, rng) if basis == "market" else np.zeros(
             (draws, len(periods)))
-        prices = self._chip_prices(pick, periods, chips, catalogue, basis, offsets, cycle,
-                                   launch_prices)
+        gaps = self._vintage_gaps(periods, chips, catalogue, draws, frontier_tflops)
+        prices = self._chip_prices(pick, periods, chips, catalogue, (basis, pricing_type),
+                                   offsets, cycle, launch_prices, gaps)
         coords = {"draw": np.arange(draws), "quarter": [str(p) for p in periods], "chip": chips}
         result = xr.Dataset({"price": (("draw", "quarter", "chip"), prices)}, coords=coords)
         result["price"].attrs.update(unit="USD per chip-hour", basis=basis,
@@ -183,6 +252,15 @@ class FittedPriceModel(Fitted):
             result["cost_per_pflop_hour"] = (("draw", "quarter", "chip"), cost)
             result["cost_per_pflop_hour"].attrs["unit"] = "USD per effective PFLOP-hour"
         return result
+
+    def _check_chips(self, chips: list[str], catalogue: pd.DataFrame,
+                     launch_prices: Mapping[str, Any]) -> None:
+        fitted_chips = {str(c) for c in self.posterior["chip"].values}
+        for chip in chips:
+            if chip not in catalogue.index:
+                raise ForecastError(f"chip {chip!r} is not in the catalogue or new_chips")
+            if chip not in fitted_chips and chip not in launch_prices:
+                raise ForecastError(f"chip {chip!r} has no price history: give launch_prices")
 
     def _periods(self, quarters: int | Sequence[str] | pd.PeriodIndex) -> pd.PeriodIndex:
         fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
@@ -202,39 +280,71 @@ class FittedPriceModel(Fitted):
         return catalogue.drop_duplicates("chip", keep="last").set_index("chip")
 
     def _level_offsets(self, pick: np.ndarray, basis: str, pricing_type: str) -> np.ndarray:
-        """Log-price offset per draw of the pricing type (and the list premium on "list")."""
-        types = [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
+        """Log-price offset per draw of the pricing type (and the hyperscaler class effect,
+        the list premium, on "list")."""
+        types = self._types()
         if pricing_type not in types:
             raise ForecastError(f"pricing type {pricing_type!r}: fitted types are "
                                 f"{', '.join(types)}")
         offsets = np.zeros(len(pick))
+        if basis == "market" and pricing_type + MARKET_SUFFIX in types:
+            pricing_type = pricing_type + MARKET_SUFFIX
         if pricing_type != REFERENCE_TYPE:
             offsets = self.stacked("type_offset", pick)[:, types.index(pricing_type) - 1]
         if basis == "list":
-            offsets = offsets + self.stacked("list_premium", pick)
+            offsets = offsets + self.class_mean(LIST_PROVIDER_CLASS, pick)
         return offsets
 
     def _cycle(self, pick: np.ndarray, periods: pd.PeriodIndex,
                rng: np.random.Generator) -> np.ndarray:
         """Cycle paths: the last fitted deviation continued, reverting at rho per quarter."""
         fitted_quarters = pd.PeriodIndex(self.meta["quarters"], freq="Q")
-        cycle_fit = self.stacked("cycle", pick)
         steps = max(0, (periods.max() - fitted_quarters[-1]).n)
-        future = simulate_ar1(self.stacked("cycle_rho", pick), self.stacked("cycle_sigma", pick),
-                              cycle_fit[:, -1], steps, rng)
-        cycle_all = np.concatenate([cycle_fit, future], axis=1)
+        cycle_all = self._cycle_path(pick, steps, rng)
         return cycle_all[:, np.array([(p - fitted_quarters[0]).n for p in periods])]
 
+    def _vintage_gaps(self, periods: pd.PeriodIndex, chips: list[str], catalogue: pd.DataFrame,
+                      draws: int, frontier_tflops: Mapping[str, Any] | None
+                      ) -> np.ndarray:
+        """Vintage gap (draw, quarter, chip) at each quarter's midpoint, and at launch in the
+        last slot of the quarter axis (for chips priced from ``launch_prices``)."""
+        middle = periods.start_time + (periods.end_time - periods.start_time) / 2
+        dates = list(middle)
+        gaps = np.zeros((draws, len(periods) + 1, len(chips)))
+        given = dict(frontier_tflops or {})
+        table = catalogue.reset_index()
+        for j, chip in enumerate(chips):
+            row = catalogue.loc[chip]
+            group = row["vendor_group"]
+            launch = pd.Timestamp(row["release_date"])
+            frontier = frontier_log_tflops(table, [group] * (len(dates) + 1), dates + [launch])
+            frontier = np.broadcast_to(frontier, (draws, len(dates) + 1)).copy()
+            if group in given:
+                path = np.broadcast_to(np.asarray(given[group], dtype=float),
+                                       (draws, len(dates)))
+                if not np.all(path > 0):
+                    raise ForecastError(f"frontier_tflops[{group!r}] must be positive TFLOPS")
+                frontier[:, :-1] = np.log(path)
+            gaps[:, :, j] = vintage_gap(frontier, np.log(float(row["bf16_dense_tflops"])))
+        return gaps
+
     def _chip_prices(self, pick: np.ndarray, periods: pd.PeriodIndex, chips: list[str],
-                     catalogue: pd.DataFrame, basis: str, offsets: np.ndarray,
-                     cycle: np.ndarray, launch_prices: Mapping[str, Any]) -> np.ndarray:
-        """Price paths (draw, quarter, chip); NaN before a chip's launch."""
+                     catalogue: pd.DataFrame, kind: tuple[str, str], offsets: np.ndarray,
+                     cycle: np.ndarray, launch_prices: Mapping[str, Any],
+                     gaps: np.ndarray) -> np.ndarray:
+        """Price paths (draw, quarter, chip); NaN before a chip's launch. ``kind`` is the
+        forecast's (basis, pricing type)."""
+        basis, pricing_type = kind
         draws = len(pick)
         fitted_chips = [str(c) for c in self.posterior["chip"].values]
         vendors = [str(v) for v in self.posterior["vendor"].values]
         decay = self.stacked("decay", pick)
         launch = self.stacked("launch_log_price", pick)
-        list_drift = self.stacked("list_drift", pick)
+        list_drift = self.stacked("list_drift", pick)[
+            :, LIST_TYPES.index(pricing_type) if pricing_type in LIST_TYPES else 0]
+        vintage = self.stacked("vintage", pick) if basis == "market" else np.zeros(draws)
+        # A hyperscaler's list price of a fitted chip carries the chip's own premium.
+        premium = self.stacked("chip_premium", pick) * (basis == "list")
         quarter_mid = (periods.start_time + (periods.end_time - periods.start_time) / 2)
         prices = np.full((draws, len(periods), len(chips)), np.nan)
         for j, chip in enumerate(chips):
@@ -243,12 +353,17 @@ class FittedPriceModel(Fitted):
                 else list_drift
             age = ((quarter_mid - pd.Timestamp(row["release_date"])).days / DAYS_PER_YEAR)
             age = np.asarray(age, dtype=float)
+            gap = gaps[:, :-1, j]
             if chip in fitted_chips:
-                base = launch[:, fitted_chips.index(chip)] + offsets
+                base = (launch[:, fitted_chips.index(chip)] + offsets
+                        + premium[:, fitted_chips.index(chip)])
             else:
+                # A launch price is quoted at the chip's launch, where its gap is gaps[:, -1].
                 base = np.log(np.broadcast_to(np.asarray(launch_prices[chip], float), (draws,)))
+                gap = gap - gaps[:, -1:, j]
             log_price = log_price_mean(base[:, None], 0.0, slope[:, None],
-                                       np.maximum(age, 0.0)[None, :], 1.0, cycle)
+                                       np.maximum(age, 0.0)[None, :], 1.0, cycle,
+                                       vintage[:, None], gap)
             prices[:, :, j] = np.where(age[None, :] >= 0, np.exp(log_price), np.nan)
         return prices
 

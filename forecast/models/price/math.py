@@ -1,10 +1,11 @@
-"""The price model's math, for numpy arrays and PyTensor tensors alike."""
+"""The price model's math, for numpy arrays and PyTensor tensors alike (no PyMC here)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 NOISE_DOF = 4.0
 
@@ -27,22 +28,23 @@ def ar1_loading_matrix(rho: Any, n: int) -> Any:
     return powers * scale
 
 
-def detrend_matrix(n: int) -> np.ndarray:
-    """Projection removing a constant and a linear trend from a length-``n`` series."""
-    design = np.column_stack([np.ones(n), np.arange(n) - (n - 1) / 2])
-    return np.eye(n) - design @ np.linalg.solve(design.T @ design, design.T)
-
-
 def log_price_mean(
-    launch_log_price: np.ndarray,
-    type_offset: np.ndarray,
-    slope: np.ndarray,
-    age_years: np.ndarray,
-    cycle_loading: np.ndarray,
-    cycle: np.ndarray,
-) -> np.ndarray:
-    """Mean log price: ``alpha + offset + slope * age + loading * z`` (broadcasting)."""
-    return launch_log_price + type_offset + slope * age_years + cycle_loading * cycle
+    launch_log_price: Any,
+    type_offset: Any,
+    slope: Any,
+    age_years: Any,
+    cycle_loading: Any,
+    cycle: Any,
+    vintage_effect: Any = 0.0,
+    vintage_gap: Any = 0.0,
+) -> Any:
+    """Mean log price: ``alpha + offset + slope * age + loading * z + vintage * gap``.
+
+    Broadcasting; ``vintage_gap`` is :func:`vintage_gap` (0 for a vendor's frontier chip), so
+    ``vintage_effect`` is the change in log price per log unit the chip falls behind.
+    """
+    return (launch_log_price + type_offset + slope * age_years + cycle_loading * cycle
+            + vintage_effect * vintage_gap)
 
 
 def annual_change(decay: np.ndarray) -> np.ndarray:
@@ -50,3 +52,42 @@ def annual_change(decay: np.ndarray) -> np.ndarray:
     return np.expm1(decay)
 
 
+def frontier_log_tflops(catalogue: pd.DataFrame, vendor_groups: Any, dates: Any) -> np.ndarray:
+    """Log dense BF16 TFLOPS of each vendor's frontier chip (its fastest released) at a date.
+
+    Parameters
+    ----------
+    catalogue
+        Rows with ``vendor_group``, ``release_date`` and ``bf16_dense_tflops`` (BF16 because
+        every chip has it; FP8 is missing for the older generations).
+    vendor_groups, dates
+        One vendor group and one date per row asked for (equal lengths).
+
+    Returns
+    -------
+    numpy.ndarray
+        Per row, the log TFLOPS of the vendor's fastest chip released on or before the date;
+        NaN when the vendor had released none.
+    """
+    groups = np.asarray(vendor_groups, dtype=object)
+    when = pd.to_datetime(pd.Series(np.asarray(dates))).to_numpy()
+    result = np.full(len(groups), np.nan)
+    for group in set(groups):
+        chips = catalogue[catalogue["vendor_group"] == group]
+        release = pd.to_datetime(chips["release_date"]).to_numpy()
+        tflops = np.log(chips["bf16_dense_tflops"].to_numpy(float))
+        rows = np.flatnonzero(groups == group)
+        released = release[None, :] <= when[rows][:, None]
+        best = np.where(released, tflops[None, :], -np.inf).max(axis=1, initial=-np.inf)
+        result[rows] = np.where(np.isfinite(best), best, np.nan)
+    return result
+
+
+def vintage_gap(frontier_log: np.ndarray, chip_log_tflops: np.ndarray) -> np.ndarray:
+    """How far a chip sits behind its vendor's frontier: ``log(frontier / chip)``, >= 0.
+
+    A chip is never behind itself: before its own release (or with no frontier known) the
+    gap is 0.
+    """
+    gap = np.asarray(frontier_log, dtype=float) - np.asarray(chip_log_tflops, dtype=float)
+    return np.where(np.isfinite(gap), np.maximum(gap, 0.0), 0.0)

@@ -37,7 +37,9 @@ class PriceModel(BayesianModel):
     summary_vars = tuple(SUMMARY_VARS)
     #: Forecasts continue the market cycle from its last fitted quarter.
     state_vars = {"cycle": "quarter"}
-    auxiliary_vars = ("cycle_eps", "price_level", "decay_eta")
+    auxiliary_vars = ("cycle_eps", "price_level", "decay_eta", "provider_eta",
+                      "premium_eta",
+                      "series_eta")
 
     def prepare(self, dataset: Any, scenario: Any = None) -> PriceData:
         """Rental prices with age, vendor and price class (the scenario does not matter)."""
