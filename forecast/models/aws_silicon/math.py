@@ -18,7 +18,7 @@ BILLION = 1e9
 
 
 def generation_mix(t: np.ndarray, midpoints: np.ndarray, width: float) -> np.ndarray:
-    """Share of each quarter's spend going to each generation (generation x quarter).
+    """Share of each quarter's spend going to each generation (..., generation, quarter).
 
     Each generation after the first takes over from its predecessors along a logistic ramp
     ``w_g(t) = 1 / (1 + exp(-(t - m_g) / width))`` centred on its ramp midpoint ``m_g``;
@@ -31,16 +31,18 @@ def generation_mix(t: np.ndarray, midpoints: np.ndarray, width: float) -> np.nda
     t
         Quarter indices (``year * 4 + q - 1``).
     midpoints
-        Ramp midpoint of each generation, as a quarter index (the first one's is ignored).
+        Ramp midpoint of each generation, as a quarter index (the first one's is ignored):
+        (generation,), or (draw, generation) when a launch date is uncertain.
     width
         Ramp width in quarters (10% to 90% of a ramp takes ``4.4 width`` quarters).
     """
     t = np.asarray(t, dtype=float)
-    ramps = 1.0 / (1.0 + np.exp(-(t[None, :] - np.asarray(midpoints, float)[:, None]) / width))
-    ramps[0] = 1.0
+    lag = t - np.asarray(midpoints, float)[..., :, None]
+    ramps = 1.0 / (1.0 + np.exp(-lag / width))
+    ramps[..., 0, :] = 1.0
     later = np.ones_like(ramps)
-    for g in range(len(ramps) - 2, -1, -1):
-        later[g] = later[g + 1] * (1.0 - ramps[g + 1])
+    for g in range(ramps.shape[-2] - 2, -1, -1):
+        later[..., g, :] = later[..., g + 1, :] * (1.0 - ramps[..., g + 1, :])
     return ramps * later
 
 
@@ -141,7 +143,8 @@ def chip_hour_prices(effective_price: Any, compute_ratio: np.ndarray, elasticity
     effective_price
         ``p_ref`` (...): USD per reference-generation chip-hour at ``years == 0``.
     compute_ratio
-        Dense FP8 compute of each generation over the reference's (generation,).
+        Dense FP8 compute of each generation over the reference's: (generation,) or
+        (draw, generation).
     elasticity, decline
         Scalars or (...).
     years
@@ -152,7 +155,7 @@ def chip_hour_prices(effective_price: Any, compute_ratio: np.ndarray, elasticity
         elasticity = np.asarray(elasticity)[..., None, None]
         decline = np.asarray(decline)[..., None, None]
         effective_price = np.asarray(effective_price)[..., None, None]
-    return effective_price * xp.exp(elasticity * log_ratio[:, None]
+    return effective_price * xp.exp(elasticity * log_ratio[..., :, None]
                                     - decline * np.asarray(years, float)[None, :])
 
 
@@ -190,9 +193,9 @@ def merchant_equivalent_value(shipped: Any, pflops: np.ndarray, merchant_price: 
     shipped
         Chips (..., generation, quarter).
     pflops
-        Dense FP8 PFLOPS per chip (generation,).
+        Dense FP8 PFLOPS per chip: (generation,) or (draw, generation).
     merchant_price
         USD per dense FP8 PFLOP (..., quarter).
     """
-    compute = (shipped * np.asarray(pflops, float)[:, None]).sum(axis=-2)
+    compute = (shipped * np.asarray(pflops, float)[..., :, None]).sum(axis=-2)
     return compute * merchant_price / BILLION

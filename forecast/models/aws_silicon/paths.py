@@ -52,24 +52,52 @@ PATH_PARAMETERS = ("useful_life", "effective_price", "price_elasticity", "price_
                    "billed_utilisation", "merchant_price", "merchant_price_decline")
 
 
-def extend_generations(fitted: pd.DataFrame, extra: pd.DataFrame | None,
-                       unit_cost: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+def _per_draw(value: Any, n: int) -> np.ndarray:
+    """A roadmap value as (draw,) floats: a quarter label becomes its quarter index."""
+    if isinstance(value, str):
+        value = quarter_index(value)
+    values = np.asarray(value)
+    if values.dtype.kind in "US":
+        values = np.array([quarter_index(str(v)) for v in values.ravel()])
+    return np.broadcast_to(values.astype(float), (n,)).copy()
+
+
+def generation_arrays(fitted: pd.DataFrame, unit_cost: np.ndarray, extra: Any = None
+                      ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Generations of a forecast: the fit's, then ``extra`` ones (a scenario's roadmap).
 
-    ``extra`` has generation, ramp_midpoint, fp8_dense_tflops and cost_ratio: a new
-    generation's unit cost is ``cost_ratio`` x the previous generation's, draw by draw.
-    Returns the generations frame and unit costs (draw, generation).
+    Parameters
+    ----------
+    fitted
+        The fit's generations (generation, ramp_midpoint, fp8_dense_tflops).
+    unit_cost
+        Their unit costs (draw, generation), USD per chip.
+    extra
+        None, a DataFrame or a sequence of mappings with generation, ramp_midpoint (a quarter
+        label, or quarter indices per draw), fp8_dense_tflops and cost_ratio, each a number
+        or an array (draw,): a new generation's unit cost is ``cost_ratio`` x the previous
+        generation's, draw by draw; uncertain launch dates and specs vary by draw.
+
+    Returns
+    -------
+    names, ramp midpoints (draw, generation) as quarter indices, dense FP8 PFLOPS (draw,
+    generation), unit costs (draw, generation).
     """
-    if extra is None or not len(extra):
-        return fitted.reset_index(drop=True), unit_cost
-    clash = set(extra["generation"]) & set(fitted["generation"])
-    if clash:
-        raise ForecastError(f"aws_silicon: generations {sorted(clash)} are already fitted")
-    costs = [unit_cost]
-    for ratio in extra["cost_ratio"].to_numpy(float):
-        costs.append(costs[-1][:, -1:] * ratio)
-    frame = pd.concat([fitted, extra[list(fitted.columns)]], ignore_index=True)
-    return frame, np.concatenate(costs, axis=1)
+    n = unit_cost.shape[0]
+    names = [str(g) for g in fitted["generation"]]
+    midpoints = [_per_draw(q, n) for q in fitted["ramp_midpoint"]]
+    pflops = [_per_draw(v / 1000.0, n) for v in fitted["fp8_dense_tflops"].to_numpy(float)]
+    costs = [unit_cost[:, g] for g in range(unit_cost.shape[1])]
+    rows = extra.to_dict("records") if isinstance(extra, pd.DataFrame) else list(extra or [])
+    for row in rows:
+        if str(row["generation"]) in names:
+            raise ForecastError(f"aws_silicon: generation {row['generation']} is already "
+                                "fitted")
+        names.append(str(row["generation"]))
+        midpoints.append(_per_draw(row["ramp_midpoint"], n))
+        pflops.append(_per_draw(row["fp8_dense_tflops"], n) / 1000.0)
+        costs.append(costs[-1] * _per_draw(row["cost_ratio"], n))
+    return names, np.stack(midpoints, 1), np.stack(pflops, 1), np.stack(costs, 1)
 
 
 def _forecast_quarters(quarters: Sequence[str], data_end: str, n_spend: int) -> np.ndarray:
@@ -100,8 +128,9 @@ def aws_silicon_paths(fitted_or_params: Any, spend_paths: np.ndarray, quarters: 
     rng
         Picks the posterior sample behind each path (:func:`~forecast.models.fitted.draw_index`).
     generations
-        Generations beyond the fit (generation, ramp_midpoint, fp8_dense_tflops, cost_ratio);
-        see :func:`extend_generations`.
+        Generations beyond the fit (a scenario's roadmap: generation, ramp_midpoint,
+        fp8_dense_tflops, cost_ratio, numbers or per-draw arrays); see
+        :func:`generation_arrays`.
     ceiling
         Rental revenue ceiling, USD bn per quarter, broadcastable to (draw, quarter) (AWS
         segment revenue paths, or a scenario's figure): billed utilisation is lowered where
@@ -118,17 +147,15 @@ def aws_silicon_paths(fitted_or_params: Any, spend_paths: np.ndarray, quarters: 
     t = _forecast_quarters(quarters, params["data_end"], spend.shape[1])
     pick = draw_index(len(params["useful_life"]), spend.shape[0], rng)
     p = {name: np.asarray(params[name])[pick] for name in PATH_PARAMETERS}
-    gens, unit_cost = extend_generations(params["generations"], generations,
-                                         np.asarray(params["unit_cost"])[pick])
-    start = np.zeros((len(pick), len(gens)))
+    names, midpoints, pflops, unit_cost = generation_arrays(
+        params["generations"], np.asarray(params["unit_cost"])[pick], generations)
+    start = np.zeros((len(pick), len(names)))
     start[:, :params["fleet_end"].shape[1]] = np.asarray(params["fleet_end"])[pick]
-    midpoints = np.array([quarter_index(str(q)) for q in gens["ramp_midpoint"]], dtype=float)
     shipped = shipments(spend, generation_mix(t, midpoints, RAMP_WIDTH), unit_cost)
     survival = survival_per_quarter(p["useful_life"])
     fleet = fleet_stock(shipped, survival, initial=start)
     mean_fleet = average_fleet(fleet, start[..., None])
-    pflops = gens["fp8_dense_tflops"].to_numpy(float) / 1000.0
-    ref = pflops[list(gens["generation"]).index(REFERENCE_GENERATION)]
+    ref = pflops[:, names.index(REFERENCE_GENERATION)][:, None]
     years = (t - quarter_index(params["data_end"])) / 4.0
     prices = chip_hour_prices(p["effective_price"], pflops / ref, p["price_elasticity"],
                               p["price_decline"], years)
@@ -144,7 +171,7 @@ def aws_silicon_paths(fitted_or_params: Any, spend_paths: np.ndarray, quarters: 
         "rental_run_rate": 4.0 * revenue,
         "merchant_equivalent_value": merchant_equivalent_value(shipped, pflops, merchant),
         "unit_cost": unit_cost, "survival": survival,
-        "generations": np.asarray(gens["generation"], dtype=object),
+        "generations": np.asarray(names, dtype=object),
     }
 
 

@@ -92,6 +92,17 @@ def test_a_roadmap_generation_takes_over_at_its_cost_ratio() -> None:
     assert np.median(share) > 0.9
     start = np.concatenate([p["fleet_end"], np.zeros((300, 1))], axis=1)
     assert max(consistency_errors(paths, start).values()) < 1e-9
+    # An uncertain launch and spec vary by draw (a scenario's distributions).
+    rng = np.random.default_rng(5)
+    launches = np.where(rng.uniform(size=300) < 0.5, 8111.0, 8119.0)      # 2027Q4 or 2029Q4
+    uncertain = [{"generation": "Trainium4", "ramp_midpoint": launches,
+                  "fp8_dense_tflops": 2517.0 * rng.uniform(2, 4, 300), "cost_ratio": 1.4}]
+    paths = aws_silicon_paths(p, spend(300, 21), quarters, np.random.default_rng(0),
+                              generations=uncertain)
+    share = paths["shipments"][:, quarters.index("2029Q1"), 3] / paths["shipments_total"][
+        :, quarters.index("2029Q1")]
+    assert share[launches == 8111].min() > 0.9 and share[launches == 8119].max() < 0.1
+    assert max(consistency_errors(paths, start).values()) < 1e-9
     with pytest.raises(ForecastError, match="already fitted"):
         aws_silicon_paths(p, spend(300, 21), quarters, np.random.default_rng(0),
                           generations=roadmap.assign(generation="Trainium3"))
