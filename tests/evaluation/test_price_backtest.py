@@ -9,13 +9,19 @@ import pytest
 from forecast.data.dataset import load_dataset
 from forecast.evaluation import harness
 from forecast.evaluation.price_backtest import (
+    BAYES,
+    RANDOM_WALK,
+    STACK,
     PriceActuals,
     RandomWalkForecast,
     backtest_price,
+    backtest_price_cli,
     has_history,
     later_prices,
     price_horizons,
+    price_origins,
     random_walk_samples,
+    stack_results,
 )
 from forecast.evaluation.scoring import crps_samples
 
@@ -99,7 +105,76 @@ def test_backtest_scores_both_models_on_the_same_rows():
     np.testing.assert_allclose(means.loc[scores.index, "crps_log"], scores["crps_log"])
     np.testing.assert_allclose(means.loc[scores.index, "covered_80"], scores["coverage_80"])
     pooled = {m["model"]: m["pooled"] for m in result.summary["models"]}
+    assert set(pooled) == {"bayesian", "random walk + drift"}
     assert pooled["bayesian"]["n"] == scores.loc["bayesian", "observations"]
     assert pooled["bayesian"]["log_crps"] == pytest.approx(scores.loc["bayesian", "crps_log"])
     later = load_dataset().rental_prices
     assert result.n_excluded == (later["date"] > result.cutoff).sum() - len(bayes)
+
+
+# --------------------------------------------------------------------------- rolling origins
+
+
+def test_origins_are_quarter_ends_before_the_last_price():
+    dataset = load_dataset()
+    origins = price_origins(dataset, 3)
+    last = dataset.rental_prices["date"].max()
+    assert origins == sorted(origins) and len(origins) == 3
+    assert all(o.is_quarter_end and o < last for o in origins)
+    assert (origins[-1] + pd.offsets.QuarterEnd()) >= last.to_period("Q").start_time
+    with pytest.raises(ValueError, match="origins"):
+        price_origins(dataset, 0)
+
+
+def _fake_results(dataset, origins, rng):
+    """A model that knows every later price and a random walk three times too high."""
+    results = []
+    for origin in origins:
+        test = later_prices(dataset, origin)
+        horizons = price_horizons(test, origin)
+        cells = [(row, int(horizons[row])) for row in range(len(test))]
+        actual = test["usd_per_chip_hour"].to_numpy()
+        exact = actual[None, :] * np.exp(0.01 * rng.standard_normal((200, len(test))))
+        results += [harness.TaskResult(BAYES, origin, cells, exact, {}, 0.0),
+                    harness.TaskResult(RANDOM_WALK, origin, cells, 3 * exact, {}, 0.0)]
+    return results
+
+
+def test_the_stack_learns_its_weight_only_from_prices_known_at_the_origin():
+    dataset = load_dataset()
+    first, second = pd.Timestamp("2024-06-30"), pd.Timestamp("2024-09-30")
+    results = _fake_results(dataset, [first, second], np.random.default_rng(0))
+    stacked = {r.origin: r for r in stack_results(results, dataset, [first, second], seed=1)}
+    # Nothing was known before the first origin: an even split.
+    assert stacked[first].info["weight"] == 0.5
+    # The first origin's prices dated by the second (July-September 2024) favour the model.
+    assert stacked[second].info["weight"] == 1.0
+    model = next(r for r in results if r.forecaster == BAYES and r.origin == second)
+    np.testing.assert_array_equal(stacked[second].samples, model.samples)
+    # Scored prices dated after an origin never inform its weight: an origin before the
+    # first one's later prices (here the same day) learns nothing from them.
+    again = stack_results(results, dataset, [first, first], seed=1)
+    assert [r.info["weight"] for r in again] == [0.5, 0.5]
+    # At an even split about half the draws come from each forecaster, whole draws at once.
+    early = next(r for r in results if r.forecaster == BAYES and r.origin == first)
+    from_model = np.isclose(stacked[first].samples, early.samples)
+    assert (from_model.all(axis=1) | ~from_model.any(axis=1)).all()
+    assert 0.35 < from_model.all(axis=1).mean() < 0.65
+
+
+@pytest.mark.slow
+def test_rolling_backtest_reports_model_baseline_and_stack():
+    tidy, summary = backtest_price_cli(load_dataset(), origins=2, horizon=2, draws=200,
+                                       sampler={"draws": 300, "tune": 500, "chains": 2,
+                                                "random_seed": 2})
+    report = tidy.attrs["report"]
+    assert [m["model"] for m in report["models"]] == [BAYES, RANDOM_WALK, STACK]
+    counts = {m["model"]: m["pooled"]["n"] for m in report["models"]}
+    assert len(set(counts.values())) == 1 and counts[BAYES] > 5  # the same cells
+    assert set(tidy["horizon"]) <= {1, 2}
+    assert set(tidy.attrs["weights"]) == set(tidy.attrs["fits"])
+    assert list(tidy.attrs["weights"].values())[0] == 0.5
+    pooled = summary[summary["horizon"] == "all"].set_index("model")
+    assert pooled.loc[BAYES, "crps_log"] == pytest.approx(report["models"][0]["pooled"]
+                                                          ["log_crps"])
+    assert pooled["coverage_80"].between(0, 1).all()

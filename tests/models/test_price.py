@@ -188,7 +188,7 @@ def test_fit_reports_diagnostics(small_fit):
     assert set(small_fit.decay_table()["vendor"]) == {"nvidia", "amd", "google", "aws",
                                                       "other_custom", "other"}
     # The gate covers the cycle state forecasts start from and every provider effect.
-    last = f"cycle[{small_fit.meta['quarters'][-1]}]"
+    last = f"cycle@{small_fit.meta['quarters'][-1]}"
     assert last in set(summary["parameter"])
     assert summary["parameter"].str.startswith("provider_effect[").sum() == len(
         small_fit.posterior["provider"])

@@ -47,7 +47,7 @@ scenario's ``[priors.price]``)
 parameter      default                            why
 =============  =================================  =========================================
 decay_mu       Normal(-0.30, 0.15) per year       Epoch AI 23-30%/yr fall in cost per FLOP
-decay_tau      HalfNormal(0.15)                   vendors differ by about +-15%/yr
+decay_tau      HalfNormal(0.05)                   vendors differ by a few %/yr
 vintage        Normal(-0.3, 0.3), <= 0            successors lower a chip's price
 launch_price   Normal(1.0, 1.0) log USD/chip-h    e^1 = $2.7/h; 95% range $0.4-$19/h
 type_offset    Normal(-0.3, 0.5)                  commitments and spot sit below on-demand
