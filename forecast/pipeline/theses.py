@@ -2,9 +2,12 @@
 
 A thesis names a metric (a variable of the forecast paths), an optional vendor or a
 numerator/denominator chip pair, a period (a quarter, a calendar year or a range of years), how
-the period's quarters combine (sum, mean or last), a comparator and a threshold. Each sample
-path either satisfies it or not; the probability is the fraction that do, with its Monte Carlo
-standard error sqrt(p (1 - p) / n) (paths are independent draws).
+the period's quarters combine (sum, mean or last), a comparator, a threshold and how the period
+is read: ``in`` that period, or ``by`` it (first reached in any year, or quarter, of the
+forecast up to it). Each sample path either satisfies it or not; the probability is the
+fraction that do, with a Monte Carlo standard error that counts the posterior's effective
+sample size (:func:`monte_carlo_error`). Every thesis over a year or a quarter also reports
+the distribution of the first year (or quarter) it is reached (:func:`first_reached`).
 
 Pure numpy/xarray: no PyMC on this path.
 """
@@ -19,8 +22,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from forecast.core.annual import annual_values
-from forecast.core.calendar import period_quarters, quarter_index
+from forecast.core.calendar import parse_period, period_quarters, quarter_index
 from forecast.core.errors import ForecastError
 
 _COMPARATORS = {
@@ -95,12 +97,75 @@ def monte_carlo_error(probability: float, paths: int, posterior_ess: float | Non
     return float(np.sqrt(probability * (1.0 - probability) * inverse))
 
 
+def period_steps(values: xr.DataArray, thesis: Any) -> tuple[list[str], np.ndarray]:
+    """The thesis metric year by year (a year period) or quarter by quarter (a quarter period).
+
+    Parameters
+    ----------
+    values
+        The metric as (draw, quarter), from :func:`metric_values`.
+    thesis
+        The thesis; its ``aggregate`` combines each year's four quarters.
+
+    Returns
+    -------
+    (list of str, numpy.ndarray)
+        Labels of the forecast's complete calendar years (or of its quarters) and the
+        (draw, step) values; no steps for a range period (one cumulative quantity).
+    """
+    values = values.transpose("draw", "quarter")
+    labels = [str(q) for q in values["quarter"].values]
+    kind = parse_period(thesis.period)[0]
+    if kind == "quarter":
+        return labels, np.asarray(values.values, dtype=float)
+    if kind != "year":
+        return [], np.empty((values.sizes["draw"], 0))
+    years = [y for y in dict.fromkeys(label[:4] for label in labels)
+             if all(f"{y}Q{k}" in labels for k in range(1, 5))]
+    if not years:
+        return [], np.empty((values.sizes["draw"], 0))
+    steps = [aggregate_period(values, [f"{y}Q{k}" for k in range(1, 5)], thesis.aggregate)
+             for y in years]
+    return years, np.stack(steps, axis=1)
+
+
+def _up_to(labels: list[str], period: str) -> list[int]:
+    """Positions of the steps in or before ``period`` (its last quarter)."""
+    last = parse_period(period)[2]
+    return [i for i, label in enumerate(labels)
+            if quarter_index(label if "Q" in label else f"{label}Q4") <= last]
+
+
+def thesis_values(paths: xr.Dataset, thesis: Any) -> np.ndarray:
+    """Per path, the value the thesis compares with its threshold.
+
+    ``when = "in"``: the metric aggregated over the period. ``when = "by"``: the most
+    favourable year (or quarter) of the forecast up to the period, the largest for ``>``
+    and ``>=``, the smallest for ``<`` and ``<=``, so that the comparator holds on it exactly
+    when the claim is reached in some step in or before the period.
+    """
+    values = metric_values(paths, thesis)
+    quarters = period_quarters(thesis.period)
+    window = aggregate_period(values, quarters, thesis.aggregate)  # checks the horizon
+    if getattr(thesis, "when", "in") != "by":
+        return window
+    labels, steps = period_steps(values, thesis)
+    steps = steps[:, _up_to(labels, thesis.period)]
+    if steps.shape[1] == 0:
+        return np.full(steps.shape[0], np.nan)
+    pick = np.nanmax if thesis.comparator in (">", ">=") else np.nanmin
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+        return pick(steps, axis=1)
+
+
 def evaluate_thesis(paths: xr.Dataset, thesis: Any,
                     posterior_ess: float | None = None) -> dict[str, Any]:
     """Probability, Monte Carlo error and the metric's quantiles for one thesis.
 
     ``posterior_ess``: the smallest bulk ESS of the fits behind the paths (see
-    :func:`monte_carlo_error`); None treats the paths as independent draws.
+    :func:`monte_carlo_error`); None treats the paths as independent draws. A thesis over a
+    year or a quarter also gets when it is first reached (:func:`first_reached`).
     """
     quarters = period_quarters(thesis.period)
     first = str(paths["quarter"].values[0])
@@ -108,9 +173,9 @@ def evaluate_thesis(paths: xr.Dataset, thesis: Any,
         # The data have reached the period: it is history, not something to forecast.
         return _not_evaluable(thesis, f"period {thesis.period} starts before the forecast "
                                       f"({first}): the data cover it")
-    values = aggregate_period(metric_values(paths, thesis), quarters, thesis.aggregate)
     if thesis.comparator not in _COMPARATORS:
         raise ForecastError(f"thesis {thesis.name}: unknown comparator {thesis.comparator!r}")
+    values = thesis_values(paths, thesis)
     finite = np.isfinite(values)
     holds = _COMPARATORS[thesis.comparator](values[finite], thesis.threshold)
     n = int(finite.sum())
@@ -126,9 +191,9 @@ def evaluate_thesis(paths: xr.Dataset, thesis: Any,
         "metric_p90": float(np.quantile(values[finite], 0.9)) if n else float("nan"),
         "threshold": thesis.threshold,
         "comparator": thesis.comparator,
+        "when": getattr(thesis, "when", "in"),
     }
-    if thesis.aggregate == "sum" and thesis.comparator in (">", ">="):
-        result.update(first_year_reached(paths, thesis))
+    result.update(first_reached(paths, thesis))
     return result
 
 
@@ -138,25 +203,43 @@ def _not_evaluable(thesis: Any, note: str) -> dict[str, Any]:
     return {"name": thesis.name, "statement": thesis.statement, "probability": missing,
             "mcse": missing, "draws": 0, "metric_p10": missing, "metric_p50": missing,
             "metric_p90": missing, "threshold": thesis.threshold,
-            "comparator": thesis.comparator, "note": note}
+            "comparator": thesis.comparator, "when": getattr(thesis, "when", "in"),
+            "note": note}
 
 
-def first_year_reached(paths: xr.Dataset, thesis: Any) -> dict[str, Any]:
-    """For an annual-sum threshold thesis: the first calendar year each path reaches it.
+def first_reached(paths: xr.Dataset, thesis: Any) -> dict[str, Any]:
+    """When each path first meets the thesis: the distribution of the first year reached.
 
-    Returns the median first year among paths that reach it within the horizon, and the
-    share of paths that never do.
+    The steps are the forecast's complete calendar years (a year period, each aggregated as
+    the thesis says) or its quarters (a quarter period), over the whole horizon, not only up
+    to the period. A range period gives nothing.
+
+    Returns
+    -------
+    dict
+        ``first_reached``: step label -> share of all paths that first meet the thesis in
+        that step; ``never_within_horizon``: share that never do; ``first_reached_median``:
+        the median first step among the paths that meet it (None if none does);
+        ``first_year_median``: that median as a number for a year period (NaN otherwise).
+        Empty for a range period.
     """
-    values = metric_values(paths, thesis).transpose("draw", "quarter")
-    labels, annual = annual_values(values.values, [str(q) for q in values["quarter"].values])
+    labels, steps = period_steps(metric_values(paths, thesis), thesis)
     if not labels:
         return {}
-    years = [int(label) for label in labels]
-    reached = _COMPARATORS[thesis.comparator](annual, thesis.threshold)
+    with np.errstate(invalid="ignore"):
+        reached = _COMPARATORS[thesis.comparator](steps, thesis.threshold)  # NaN: not met
     ever = reached.any(axis=1)
-    first = np.where(ever, np.array(years)[reached.argmax(axis=1)], np.nan)
+    first = np.where(ever, reached.argmax(axis=1), -1)
+    shares = {label: float(np.mean(first == i)) for i, label in enumerate(labels)}
+    median = None
+    if ever.any():
+        # The lower median of the step positions: a step that exists.
+        median = labels[int(np.sort(first[ever])[(int(ever.sum()) - 1) // 2])]
+    year_period = parse_period(thesis.period)[0] == "year"
     return {
-        "first_year_median": float(np.nanmedian(first)) if ever.any() else float("nan"),
+        "first_reached": shares,
+        "first_reached_median": median,
+        "first_year_median": float(median) if year_period and median else float("nan"),
         "never_within_horizon": float(1 - ever.mean()),
     }
 

@@ -1,8 +1,11 @@
 """Theses: named claims about the forecast, checked against its draws.
 
 A thesis reads ``aggregate(metric over period) comparator threshold``, e.g. "the mean NVIDIA
-share over 2030 is at most 0.7". This module defines :class:`ThesisSpec` and validates the
-``[theses.<name>]`` tables of a scenario file; the evaluator lives with the forecasts.
+share over 2030 is at most 0.7". ``when`` says how the period is read: ``"in"`` (the default)
+tests that period only; ``"by"`` tests whether the claim is first reached in or before it
+(any year, or quarter, of the forecast up to the period), the usual reading of "by 2030".
+This module defines :class:`ThesisSpec` and validates the ``[theses.<name>]`` tables of a
+scenario file; the evaluator lives with the forecasts.
 """
 
 from __future__ import annotations
@@ -35,8 +38,10 @@ from forecast.scenarios.locations import (
 
 COMPARATORS: tuple[str, ...] = ("<", "<=", ">", ">=")
 AGGREGATES: tuple[str, ...] = ("mean", "sum", "last")
+#: How a thesis reads its period: that period only, or first reached in or before it.
+WHEN: tuple[str, ...] = ("in", "by")
 _THESIS_REQUIRED = ("statement", "metric", "period", "comparator", "threshold")
-_THESIS_OPTIONAL = ("vendor", "aggregate", "numerator", "denominator", "unit")
+_THESIS_OPTIONAL = ("vendor", "aggregate", "numerator", "denominator", "unit", "when")
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,12 @@ class ThesisSpec:
         required by the ratio metrics.
     unit : str or None
         Optional unit of the threshold, for people.
+    when : str, default "in"
+        ``"in"``: the aggregate over the period itself is compared. ``"by"``: the thesis
+        holds if some calendar year (for a year period) or quarter (for a quarter period) of
+        the forecast, up to and including the period, meets it, each aggregated as
+        ``aggregate`` says: "first reached in or before". Not for a range of years (a range
+        is one cumulative quantity).
     """
 
     name: str
@@ -82,6 +93,7 @@ class ThesisSpec:
     numerator: str | None = None
     denominator: str | None = None
     unit: str | None = None
+    when: str = "in"
 
     @property
     def period_kind(self) -> str:
@@ -135,6 +147,8 @@ class ThesisSpec:
         for key in ("vendor", "numerator", "denominator", "unit"):
             if getattr(self, key) is not None:
                 table[key] = getattr(self, key)
+        if self.when != "in":  # the default stays out: older scenarios keep their digest
+            table["when"] = self.when
         return table
 
 
@@ -158,8 +172,8 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     ------
     ScenarioError
         On an unknown or missing key, a metric the forecast does not produce, a bad period,
-        comparator or aggregate, a per-vendor metric without a vendor, or a ratio metric
-        without two priced chips.
+        comparator, aggregate or ``when`` (``by`` over a range of years), a per-vendor metric
+        without a vendor, or a ratio metric without two priced chips.
     """
     table = expect_table(table, where)
     check_keys(table, (*_THESIS_REQUIRED, *_THESIS_OPTIONAL), _THESIS_REQUIRED, where)
@@ -201,6 +215,7 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     unit = table.get("unit")
     if unit is not None:
         expect_str(unit, where.child("unit"))
+    when = _check_when(table.get("when", "in"), period, where.child("when"))
     return ThesisSpec(
         name=name,
         statement=statement,
@@ -213,7 +228,18 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
         numerator=numerator,
         denominator=denominator,
         unit=unit,
+        when=when,
     )
+
+
+def _check_when(when: Any, period: str, where: Where) -> str:
+    """``in`` or ``by``; ``by`` needs a year or a quarter (a range is one cumulative sum)."""
+    if when not in WHEN:
+        raise where.error(f"must be one of {', '.join(WHEN)}, got {fmt(when)}")
+    if when == "by" and parse_period(period)[0] == "range":
+        raise where.error(f"\"by\" needs a year or a quarter, not the range {period!r}: "
+                          "a range is one cumulative quantity")
+    return when
 
 
 def _check_metric(metric: str, where: Where) -> None:
