@@ -26,6 +26,7 @@ from typing import Any
 from forecast.core.errors import ForecastError
 from forecast.reporting.console import arguments as check
 from forecast.reporting.console.arguments import DATA_HELP, STORE_HELP, add_run_options
+from forecast.reporting.console.believe import add_believe
 from forecast.reporting.console.exits import EXIT_GATED, EXIT_OK, run_command
 from forecast.reporting.console.terminal import known_false_alarms
 from forecast.reporting.console.terminal import sampler_display as _sampler_display
@@ -465,6 +466,7 @@ SUBCOMMANDS: tuple[Callable[[Commands], None], ...] = (
     _add_data, _add_scenarios, _add_economics, _add_series, _add_backtest, _add_check,
     _add_diffusion,
     _add_forecast, _add_refit, _add_fits, _add_sensitivity, _add_report, _add_sweep,
+    add_believe,
 )
 
 

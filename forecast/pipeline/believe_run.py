@@ -1,0 +1,141 @@
+"""Run "what would I have to believe?" for one thesis of a scenario, from its stored fit.
+
+The scenario's own input draws (``scenario.sample(draws, seed)``, correlations and all) are
+simulated once with :func:`~forecast.pipeline.simulate.simulate` (``inputs=`` the frame, as
+sweeps and sensitivity runs do); :func:`~forecast.pipeline.believe.believe` reads the thesis
+metric off those paths and re-simulates with the inputs moved by quantile, always with the
+same fit, draws and seed (common random numbers). Numpy, pandas and xarray: no PyMC.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from forecast.core.errors import ForecastError
+from forecast.pipeline.believe import TOP_INPUTS, Belief, OnStep, believe
+from forecast.pipeline.theses import evaluate_thesis, thesis_values
+
+
+def find_thesis(scenario: Any, name: str) -> Any:
+    """The scenario's thesis called ``name``; a one-line error listing the known ones."""
+    if name in scenario.theses:
+        return scenario.theses[name]
+    known = ", ".join(scenario.theses) or "none"
+    raise ForecastError(f"scenario {scenario.name} has no thesis {name!r} (known: {known})")
+
+
+def run_believe(thesis: str, scenario: str, *, draws: int | None = None,
+                seed: int | None = None, horizon: int | None = None,
+                root: str | Path | None = None, fit_id: str | None = None,
+                data_dir: str | Path | None = None, top: int = TOP_INPUTS, steps: int = 8,
+                progress: Callable[[str], None] | None = None,
+                on_step: OnStep | None = None) -> Belief:
+    """What the paths where ``thesis`` holds need, and the smallest shift of the scenario.
+
+    Parameters
+    ----------
+    thesis, scenario
+        Thesis name and scenario name (or file).
+    draws, seed, horizon
+        Paths per simulation, their seed and last year (defaults: the scenario's).
+    root, fit_id, data_dir
+        Which fit and data, as for :func:`forecast.pipeline.runner.run_scenario` (a fit is
+        made first when none is stored).
+    top, steps
+        Inputs moved at most, bisection steps (see :func:`~forecast.pipeline.believe.believe`).
+    progress
+        Called with a line per step when a fit has to be made.
+    on_step
+        ``on_step(done, total)`` after each re-simulation.
+
+    Returns
+    -------
+    Belief
+        With ``meta``: scenario, fit_id, draws, seed, horizon, posterior_ess, seconds and
+        input_specs (each input's distribution, for units and formatting).
+
+    Raises
+    ------
+    ForecastError
+        On an unknown scenario or thesis (before any fitting or simulation), bad draws, or a
+        thesis whose period the data already cover.
+    """
+    from forecast.pipeline.runner import load_run
+    from forecast.pipeline.simulate import simulate
+    from forecast.scenarios import load_scenario
+
+    started = time.perf_counter()
+    loaded = load_scenario(scenario)
+    spec = find_thesis(loaded, thesis)  # fail before any slow work
+    draws = loaded.draws if draws is None else int(draws)
+    if draws <= 0:
+        raise ForecastError(f"--draws must be > 0, got {draws}")
+    seed = loaded.seed if seed is None else int(seed)
+    chosen, dataset, bundle = load_run(scenario, root=root, fit_id=fit_id, data_dir=data_dir,
+                                       progress=progress, paths=(draws, horizon))
+
+    def simulated(frame: pd.DataFrame) -> tuple[Any, np.ndarray]:
+        result = simulate(bundle, dataset, chosen, draws=draws, seed=seed, horizon=horizon,
+                          inputs=frame)
+        return result, thesis_values(result.data, spec)
+
+    inputs = chosen.sample(draws, seed=seed)
+    base, metric = simulated(inputs)
+    note = evaluate_thesis(base.data, spec).get("note")
+    if note:
+        raise ForecastError(f"thesis {thesis}: {note}")
+    ess = base.meta.get("posterior_ess")
+    belief = believe(inputs, metric, spec, chosen.inputs, lambda frame: simulated(frame)[1],
+                     top=top, steps=steps, posterior_ess=ess, on_step=on_step)
+    belief.meta.update(scenario=chosen.name, fit_id=bundle.fit_id, draws=draws, seed=seed,
+                       horizon=base.meta["horizon"], posterior_ess=ess,
+                       input_specs=dict(chosen.inputs),
+                       seconds=time.perf_counter() - started)
+    return belief
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as plain dicts, NaN as None (JSON has no NaN)."""
+    return [{key: (None if isinstance(value, float) and not np.isfinite(value) else value)
+             for key, value in row.items()} for row in frame.to_dict("records")]
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def belief_summary(belief: Belief) -> dict[str, Any]:
+    """A JSON-ready summary of a :class:`~forecast.pipeline.believe.Belief`."""
+    thesis, search = belief.thesis, belief.search
+    specs = belief.meta.get("input_specs", {})
+    return {
+        "thesis": thesis.name,
+        "statement": thesis.statement,
+        "holds_if": f"{thesis.comparator} {thesis.threshold:g}",
+        "when": getattr(thesis, "when", "in"),
+        "period": thesis.period,
+        **{key: value for key, value in belief.meta.items()
+           if key not in ("seconds", "input_specs")},
+        "probability": belief.probability,
+        "mcse": belief.mcse,
+        "paths": belief.draws,
+        "explained_by_inputs": {"metric": _number(belief.explained_metric),
+                                "indicator": _number(belief.explained_indicator)},
+        "decided_by": belief.decided_by,
+        "inputs": [{**row, "unit": getattr(specs.get(row["input"]), "unit", None)}
+                   for row in _records(belief.shifts)],
+        "smallest_shift": {
+            "reached": search.reached,
+            "length": _number(search.length),
+            "probability": search.probability,
+            "mcse": belief.mcse_at_shift,
+            "moves": _records(belief.moves),
+            "trail": [{"length": length, "probability": p} for length, p in search.trail],
+        },
+    }
