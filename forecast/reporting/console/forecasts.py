@@ -67,26 +67,50 @@ def theses_text(result: Forecast) -> str:
         if first is not None and first == first:
             lines.append(f"      median first year reached: {first:.0f}; never within the "
                          f"horizon in {row.never_within_horizon:.0%} of paths")
+        reached = getattr(row, "first_reached", None)
+        if isinstance(reached, dict) and reached:
+            lines.append("      first reached: " + ", ".join(
+                f"{label} {'<1%' if share < 0.005 else f'{share:.0%}'}"
+                for label, share in reached.items() if share > 0)
+                + f"; never {row.never_within_horizon:.0%}")
     return "\n".join(lines)
 
 
+def thesis_comparison_text(results: Sequence[Forecast]) -> str:
+    """Every thesis of any of the scenarios, ``P +- Monte Carlo error`` under each one
+    (``-`` where a scenario does not define it, ``n/a`` where it cannot be evaluated)."""
+    tables = {r.scenario: r.theses() for r in results}
+    tables = {name: (t.set_index("name") if not t.empty else t) for name, t in tables.items()}
+    theses = list(dict.fromkeys(n for t in tables.values() for n in t.index))
+    rows = []
+    for thesis in theses:
+        row = {"thesis": thesis}
+        for name, table in tables.items():
+            if thesis not in table.index:
+                row[name] = "-"
+                continue
+            p, error = table.loc[thesis, "probability"], table.loc[thesis, "mcse"]
+            row[name] = "n/a" if p != p else f"{p:.3f} +- {error:.3f}"
+        rows.append(row)
+    return table_text(pd.DataFrame(rows, columns=["thesis", *tables]))
+
+
 def comparison_text(results: Sequence[Forecast]) -> str:
-    """Medians in the horizon year and thesis probabilities, one column per scenario."""
+    """Medians in the horizon year and every thesis's probability with its Monte Carlo error,
+    one column per scenario (:func:`thesis_comparison_text`)."""
     names = [r.scenario for r in results]
     tables = [quantile_table(r, HEADLINE, years=[str(r.meta["horizon"])]).assign(
         scenario=r.scenario) for r in results]
-    theses = [r.theses().assign(scenario=r.scenario) for r in results]
     medians = pd.concat(tables).pivot_table(
         index=["metric", "period", "vendor"], columns="scenario", values="q50",
         sort=False)[names]
-    probabilities = pd.concat(theses).pivot_table(
-        index="name", columns="scenario", values="probability", sort=False)[names]
     return "\n".join([
         f"median in {results[0].meta['horizon']} by scenario",
         table_text(medians.round(3).reset_index()),
         "",
         "thesis probabilities by scenario",
-        table_text(probabilities.round(3).reset_index()),
+        "(each P +- its Monte Carlo standard error, which counts the posterior's ESS)",
+        thesis_comparison_text(results),
     ])
 
 
