@@ -67,7 +67,6 @@ def run_believe(thesis: str, scenario: str, *, draws: int | None = None,
         thesis whose period the data already cover.
     """
     from forecast.pipeline.runner import load_run
-    from forecast.pipeline.simulate import simulate
     from forecast.scenarios import load_scenario
 
     started = time.perf_counter()
@@ -79,24 +78,39 @@ def run_believe(thesis: str, scenario: str, *, draws: int | None = None,
     seed = loaded.seed if seed is None else int(seed)
     chosen, dataset, bundle = load_run(scenario, root=root, fit_id=fit_id, data_dir=data_dir,
                                        progress=progress, paths=(draws, horizon))
+    belief = believe_from_fit(bundle, dataset, chosen, spec, draws=draws, seed=seed,
+                              horizon=horizon, top=top, steps=steps, on_step=on_step)
+    belief.meta["seconds"] = time.perf_counter() - started
+    return belief
+
+
+def believe_from_fit(bundle: Any, dataset: Any, scenario: Any, thesis: Any, *, draws: int,
+                     seed: int, horizon: int | None = None, top: int = TOP_INPUTS,
+                     steps: int = 8, on_step: OnStep | None = None) -> Belief:
+    """:func:`run_believe` on a loaded fit, its data and scenario, for one thesis spec.
+
+    The scenario's draws (``scenario.sample(draws, seed)``) are simulated once; every
+    re-simulation uses the same fit, draws and seed with the inputs moved by quantile.
+    """
+    from forecast.pipeline.simulate import simulate
 
     def simulated(frame: pd.DataFrame) -> tuple[Any, np.ndarray]:
-        result = simulate(bundle, dataset, chosen, draws=draws, seed=seed, horizon=horizon,
+        result = simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon,
                           inputs=frame)
-        return result, thesis_values(result.data, spec)
+        return result, thesis_values(result.data, thesis)
 
-    inputs = chosen.sample(draws, seed=seed)
+    inputs = scenario.sample(draws, seed=seed)
     base, metric = simulated(inputs)
-    note = evaluate_thesis(base.data, spec).get("note")
+    note = evaluate_thesis(base.data, thesis).get("note")
     if note:
-        raise ForecastError(f"thesis {thesis}: {note}")
+        raise ForecastError(f"thesis {thesis.name}: {note}")
     ess = base.meta.get("posterior_ess")
-    belief = believe(inputs, metric, spec, chosen.inputs, lambda frame: simulated(frame)[1],
-                     top=top, steps=steps, posterior_ess=ess, on_step=on_step)
-    belief.meta.update(scenario=chosen.name, fit_id=bundle.fit_id, draws=draws, seed=seed,
+    belief = believe(inputs, metric, thesis, scenario.inputs,
+                     lambda frame: simulated(frame)[1], top=top, steps=steps,
+                     posterior_ess=ess, on_step=on_step)
+    belief.meta.update(scenario=scenario.name, fit_id=bundle.fit_id, draws=draws, seed=seed,
                        horizon=base.meta["horizon"], posterior_ess=ess,
-                       input_specs=dict(chosen.inputs),
-                       seconds=time.perf_counter() - started)
+                       input_specs=dict(scenario.inputs))
     return belief
 
 

@@ -10,6 +10,9 @@ one-at-a-time and Monte Carlo sensitivity (:mod:`forecast.reporting.sensitivity`
 - the scenarios compared (medians in the horizon year, thesis probabilities);
 - sensitivity of AWS revenue (or another output): tornado, spider, global ranking, the
   inputs behind the bear tail;
+- what would I have to believe: for each thesis, the inputs where it holds, the share of its
+  variance they explain and the smallest shift of the scenario that makes it likely
+  (:mod:`~forecast.reporting.report.believe_section`);
 - every assumption of the scenario with its unit, rationale and what it cites; the
   correlations, prior overrides and thesis definitions;
 - convergence diagnostics of every model (r_hat, ESS, divergences);

@@ -92,6 +92,8 @@ def build_report(
     run = (scenario, dataset, bundle, sensitivity_metric, sensitivity_draws, spider_inputs)
     timings["sensitivity"] = _sensitivity(b, result, run, progress)
     say(f"sensitivity: {timings['sensitivity']:.1f} s")
+    timings["believe"] = _believe(b, result, run, progress)
+    say(f"what would I have to believe: {timings['believe']:.1f} s")
     sweep_section(b, sweep, sweep_thesis)  # none unless a sweep is given
 
     sections.assumptions(b, scenario)
@@ -113,6 +115,20 @@ def _sensitivity(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
     sensitivity(b, result, scenario, dataset, bundle,
                 metric or f"aws_revenue_topdown:{result.meta['horizon']}",
                 draws or min(DEFAULT_DRAWS, result.draws), spider_inputs, progress)
+    return time.perf_counter() - mark
+
+
+def _believe(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
+             progress: Callable[[str], None] | None) -> float:
+    """The "what would I have to believe?" section, on as many paths as the sensitivity
+    section; returns its seconds."""
+    from forecast.reporting.report.believe_section import believe
+    from forecast.reporting.sensitivity import DEFAULT_DRAWS
+
+    scenario, dataset, bundle, _, draws, _ = run
+    mark = time.perf_counter()
+    believe(b, result, scenario, dataset, bundle, draws or min(DEFAULT_DRAWS, result.draws),
+            progress)
     return time.perf_counter() - mark
 
 
