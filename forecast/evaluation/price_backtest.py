@@ -399,3 +399,35 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     scored.attrs["fits"] = {harness.origin_label(r.origin): r.info for r in results
                             if r.forecaster == BAYES and r.error is None}
     return scored, _summary_table(scored)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m forecast.evaluation.price_backtest [--origins 6] [--horizon 4]
+    [--draws 1000] [--json]``: the rolling backtest's summary table (or the harness's JSON),
+    the stack's weights and the model's gate per origin, until ``cli.py backtest price``
+    dispatches here."""
+    import argparse
+    import json
+
+    from forecast.data.dataset import load_dataset
+
+    parser = argparse.ArgumentParser(prog="python -m forecast.evaluation.price_backtest")
+    parser.add_argument("--origins", type=int, default=6)
+    parser.add_argument("--horizon", type=int, default=4)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    tidy, summary = backtest_price_cli(load_dataset(), origins=args.origins,
+                                       horizon=args.horizon, draws=args.draws)
+    if args.json:
+        print(json.dumps(tidy.attrs["report"], indent=2))
+        return
+    print(summary.round(3).to_string(index=False))
+    print("stack weight of the model by origin:", tidy.attrs["weights"])
+    gates = {origin: {key: info[key] for key in ("max_r_hat", "min_ess_bulk", "divergences")}
+             for origin, info in tidy.attrs["fits"].items()}
+    print("model gate by origin:", json.dumps(gates))
+
+
+if __name__ == "__main__":
+    main()

@@ -164,7 +164,7 @@ def test_the_stack_learns_its_weight_only_from_prices_known_at_the_origin():
 
 @pytest.mark.slow
 def test_rolling_backtest_reports_model_baseline_and_stack():
-    tidy, summary = backtest_price_cli(load_dataset(), origins=2, horizon=2, draws=200,
+    tidy, summary = backtest_price_cli(load_dataset(), origins=4, horizon=2, draws=200,
                                        sampler={"draws": 300, "tune": 500, "chains": 2,
                                                 "random_seed": 2})
     report = tidy.attrs["report"]

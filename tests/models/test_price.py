@@ -284,3 +284,16 @@ def test_loading_another_version_is_a_clear_error(small_fit, tmp_path):
 def test_loading_a_missing_fit_is_a_clear_error(tmp_path):
     with pytest.raises(FitError, match="not a saved fit"):
         FittedPriceModel.load(tmp_path)
+
+
+def test_frontier_growth_is_the_slope_of_the_log_frontier():
+    from forecast.models.price.summary import frontier_growth
+
+    years = range(2018, 2026)
+    catalogue = pd.DataFrame({
+        "chip": [f"c{y}" for y in years], "vendor_group": "v",
+        "release_date": pd.to_datetime([f"{y}-01-01" for y in years]),
+        "bf16_dense_tflops": [100.0 * 2 ** (y - 2018) for y in years]})
+    # A frontier doubling each January grows log 2 a year (a step function's slope).
+    growth = frontier_growth(catalogue, "v", "2018-01-01", "2025-12-01")
+    assert growth == pytest.approx(np.log(2.0), rel=0.05)
