@@ -92,10 +92,8 @@ def build_report(
     run = (scenario, dataset, bundle, sensitivity_metric, sensitivity_draws, spider_inputs)
     timings["sensitivity"] = _sensitivity(b, result, run, progress)
     say(f"sensitivity: {timings['sensitivity']:.1f} s")
-    timings["believe"] = _believe(b, result, run, progress)
-    say(f"what would I have to believe: {timings['believe']:.1f} s")
+    _believe(b, result, run, progress, timings)  # each thesis: what would I have to believe?
     sweep_section(b, sweep, sweep_thesis)  # none unless a sweep is given
-
     sections.assumptions(b, scenario)
     sections.diagnostics(b, bundle)
     sections.data_tables(b, dataset)
@@ -119,9 +117,9 @@ def _sensitivity(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
 
 
 def _believe(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
-             progress: Callable[[str], None] | None) -> float:
+             progress: Callable[[str], None] | None, timings: dict[str, float]) -> None:
     """The "what would I have to believe?" section, on as many paths as the sensitivity
-    section; returns its seconds."""
+    section; its seconds go to ``timings["believe"]`` and a progress line."""
     from forecast.reporting.report.believe_section import believe
     from forecast.reporting.sensitivity import DEFAULT_DRAWS
 
@@ -129,7 +127,9 @@ def _believe(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
     mark = time.perf_counter()
     believe(b, result, scenario, dataset, bundle, draws or min(DEFAULT_DRAWS, result.draws),
             progress)
-    return time.perf_counter() - mark
+    timings["believe"] = time.perf_counter() - mark
+    if progress is not None:
+        progress(f"what would I have to believe: {timings['believe']:.1f} s")
 
 
 def _forecast(name: str, draws: int | None, seed: int | None, horizon: int | None,
