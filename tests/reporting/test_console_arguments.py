@@ -90,6 +90,8 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         (["sensitivity", "--metric", "tam:2030", "--workers", "-1"], "--workers: must be >= 0"),
         (["backtest", "market", "--workers", "100000"], "--workers: must be at most 1024"),
         (["backtest", "market", "--scheduler", ""], "--scheduler: must not be empty"),
+        (["believe", "trainium3_half_cost", "--top", "0"], "--top: must be > 0"),
+        (["believe", ""], "thesis: must not be empty"),
     ],
 )
 def test_out_of_range_arguments_are_refused_before_any_work(argv, message, capsys, no_work):
@@ -104,7 +106,7 @@ REQUIRED = {
     ("backtest",): ["market"], ("check",): ["market"], ("forecast",): [], ("refit",): [],
     ("fits", "list"): [], ("fits", "show"): ["F"], ("fits", "diff"): ["A", "B"],
     ("fits", "gc"): [], ("sensitivity",): ["--metric", "tam:2030"], ("report",): [],
-    ("sweep",): ["--vary", "mfu_aws=0.3:0.5:3"],
+    ("sweep",): ["--vary", "mfu_aws=0.3:0.5:3"], ("believe",): ["trainium3_half_cost"],
 }
 
 
