@@ -80,8 +80,9 @@ def believe(b: ReportBuilder, result: Forecast, scenario: Any, dataset: Any, bun
         "inputs that matter most by quantile (every path's input goes from its percentile u "
         "to Phi(Phi^-1(u) + s), which keeps the copula's ranks and the input's range) and is "
         "re-simulated from the same fit and seed, so the change is the inputs' effect, not "
-        "Monte Carlo noise. Where the inputs explain little of the thesis metric's variance, "
-        "the fitted models' posterior decides it and no scenario shift will. Command: "
+        "Monte Carlo noise. Where the inputs explain under half of the thesis metric's "
+        "variance, the fitted models' posterior decides it more than the scenario does: a "
+        "shift may still reach one half, but only by moving inputs far. Command: "
         f"python cli.py believe THESIS --scenario {scenario.name} --draws {draws} "
         f"--seed {result.seed}.")
     rows = result.theses().set_index("name") if scenario.theses else None
