@@ -71,3 +71,28 @@ def test_theses_lines_give_the_first_year_distribution() -> None:
     assert "first reached: 2029" in text and "2030" in text
     assert f"never {row['never_within_horizon']:.0%}" in text
     assert sum(row["first_reached"].values()) + row["never_within_horizon"] == pytest.approx(1)
+
+
+@pytest.mark.slow
+def test_cli_compare_lists_every_thesis_of_the_shipped_scenarios(fit_store) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from forecast.scenarios import load_scenario
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, str(root / "cli.py"), "forecast", "--compare",
+                             "bull", "base", "bear", "--draws", "400", "--artifacts",
+                             str(fit_store)], capture_output=True, text=True, cwd=root,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    start = lines.index("thesis probabilities by scenario")
+    assert lines[start + 2].split() == ["thesis", "bull", "base", "bear"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[start + 3:]}
+    defined = {s: set(load_scenario(s).theses) for s in ("bull", "base", "bear")}
+    assert set(rows) == set().union(*defined.values())
+    for name, cells in rows.items():
+        # A probability and its error under each scenario that defines the thesis.
+        assert cells.count("+-") == sum(name in theses for theses in defined.values())
