@@ -132,3 +132,26 @@ def test_cli_believe_on_the_fit_store_reproduces_the_api(fit_store) -> None:
     table = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert table.returncode == 0, table.stderr
     assert f"P = {shown['probability']:.3f}" in table.stdout
+
+
+@pytest.mark.slow
+def test_the_report_section_shows_what_the_command_and_the_forecast_give(fit_store) -> None:
+    from forecast.pipeline.believe_run import run_believe
+    from forecast.pipeline.runner import load_run, run_scenario
+    from forecast.reporting.report.believe_section import believe as believe_section
+
+    result = run_scenario("base", draws=400, root=fit_store)
+    scenario, dataset, bundle = load_run("base", root=fit_store, fit_id=result.fit_id)
+    b = ReportBuilder()
+    believe_section(b, result, scenario, dataset, bundle, draws=400)
+    theses = result.theses().set_index("name")
+    for name in scenario.theses:
+        if isinstance(theses.loc[name].get("note"), str):
+            continue
+        shown = b.numbers[f"believe:{name}:probability"]
+        # The same paths as the forecast's, and what `cli.py believe` prints.
+        assert shown == theses.loc[name, "probability"]
+        command = run_believe(name, "base", draws=400, seed=result.seed, root=fit_store)
+        assert shown == command.probability
+        assert (b.numbers[f"believe:{name}:probability_after_shift"]
+                == command.search.probability)
