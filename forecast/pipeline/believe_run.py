@@ -94,20 +94,19 @@ def believe_from_fit(bundle: Any, dataset: Any, scenario: Any, thesis: Any, *, d
     """
     from forecast.pipeline.simulate import simulate
 
-    def simulated(frame: pd.DataFrame) -> tuple[Any, np.ndarray]:
-        result = simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon,
-                          inputs=frame)
-        return result, thesis_values(result.data, thesis)
+    def simulated(frame: pd.DataFrame) -> Any:
+        return simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon,
+                        inputs=frame)
 
     inputs = scenario.sample(draws, seed=seed)
-    base, metric = simulated(inputs)
-    note = evaluate_thesis(base.data, thesis).get("note")
+    base = simulated(inputs)
+    note = evaluate_thesis(base.data, thesis).get("note")  # before reading its period
     if note:
         raise ForecastError(f"thesis {thesis.name}: {note}")
     ess = base.meta.get("posterior_ess")
-    belief = believe(inputs, metric, thesis, scenario.inputs,
-                     lambda frame: simulated(frame)[1], top=top, steps=steps,
-                     posterior_ess=ess, on_step=on_step)
+    belief = believe(inputs, thesis_values(base.data, thesis), thesis, scenario.inputs,
+                     lambda frame: thesis_values(simulated(frame).data, thesis), top=top,
+                     steps=steps, posterior_ess=ess, on_step=on_step)
     belief.meta.update(scenario=scenario.name, fit_id=bundle.fit_id, draws=draws, seed=seed,
                        horizon=base.meta["horizon"], posterior_ess=ess,
                        input_specs=dict(scenario.inputs))

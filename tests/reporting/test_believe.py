@@ -155,3 +155,26 @@ def test_the_report_section_shows_what_the_command_and_the_forecast_give(fit_sto
         assert shown == command.probability
         assert (b.numbers[f"believe:{name}:probability_after_shift"]
                 == command.search.probability)
+
+
+@pytest.mark.slow
+def test_a_by_thesis_and_a_past_period_from_a_stored_fit(fit_store) -> None:
+    from forecast.core.errors import ForecastError
+    from forecast.pipeline.believe_run import believe_from_fit
+    from forecast.pipeline.runner import load_run
+    from forecast.pipeline.simulate import simulate
+    from forecast.pipeline.theses import evaluate_thesis
+
+    scenario, dataset, bundle = load_run("base", root=fit_store)
+    table = {"statement": "s", "metric": "tam", "aggregate": "sum", "comparator": ">=",
+             "threshold": 300.0}
+    by = ThesisSpec(name="tam_300_by_2029", period="2029", when="by", **table)
+    belief = believe_from_fit(bundle, dataset, scenario, by, draws=300, seed=2)
+    within = ThesisSpec(name="tam_300_in_2029", period="2029", **table)
+    assert belief.probability >= believe_from_fit(bundle, dataset, scenario, within,
+                                                  draws=300, seed=2).probability
+    paths = simulate(bundle, dataset, scenario, draws=300, seed=2).data
+    assert belief.probability == evaluate_thesis(paths, by)["probability"]
+    past = ThesisSpec(name="past", period="2024", **table)
+    with pytest.raises(ForecastError, match="the data cover it"):
+        believe_from_fit(bundle, dataset, scenario, past, draws=300, seed=2)
