@@ -12,10 +12,12 @@ from forecast.models.price.data import PriceData, prepare_price_data
 from forecast.models.price.fitted import FittedPriceModel
 from forecast.models.protocol import BayesianModel
 
-#: nutpie reached bulk ESS >= 400 on every parameter in a third of PyMC's NUTS time on the
-#: shipped data (benchmarks/bench_price.py); decay_mu mixes slowest (ESS ~0.19 per draw), so
-#: 3,000 draws a chain.
-PRICE_SAMPLER = {"nuts_sampler": "nutpie", "draws": 3000, "tune": 1000}
+#: nutpie on the shipped data. Version 4's slowest parameters are the provider spread and the
+#: series spread, which trade against each other and the noise (bulk ESS 0.02-0.05 per
+#: draw), and rare single divergences remain at a target acceptance of 0.9 (seeds 13 and 14)
+#: or 0.93 (seed 14). At 0.95 and 6,000 draws seeds 11-14 had none and a bulk ESS of
+#: 424-688: hence 0.95 and 8,000 draws a chain for margin.
+PRICE_SAMPLER = {"nuts_sampler": "nutpie", "draws": 8000, "tune": 1500, "target_accept": 0.95}
 
 
 class PriceModel(BayesianModel):
