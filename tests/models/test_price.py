@@ -27,7 +27,7 @@ from forecast.models.price import (
     vintage_gap,
 )
 
-SMALL = {"draws": 400, "tune": 800, "chains": 2, "random_seed": 7, "nuts_sampler": "nutpie"}
+SMALL = {"draws": 800, "tune": 800, "chains": 2, "random_seed": 7, "nuts_sampler": "nutpie"}
 
 
 @pytest.fixture(scope="module")
