@@ -168,7 +168,7 @@ def list_price_block(fitted: Any) -> Block:
     from forecast.models.price import annual_change
 
     premium = quantiles(fitted.stacked("list_premium"))
-    drift = quantiles(annual_change(fitted.stacked("list_drift")))
+    drift = quantiles(annual_change(fitted.stacked("list_drift")[:, 0]))
     frame = pd.DataFrame([
         {"parameter": "list premium at launch (x market price)",
          "median": f"{np.exp(premium[1]):.2f}x (e^{premium[1]:.2f})",

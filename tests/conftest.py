@@ -21,7 +21,7 @@ from forecast.pipeline.fitting import fit_all
 from forecast.scenarios import load_scenario
 
 #: Sampler settings for plumbing tests: converged enough to be meaningful, not for inference.
-SMALL_SAMPLER = {"draws": 300, "tune": 600, "chains": 2}
+SMALL_SAMPLER = {"draws": 1000, "tune": 600, "chains": 2}
 LOOSE_GATE = {"max_r_hat": 1.2, "min_ess_bulk": 20, "max_divergences": 20}
 
 

@@ -57,7 +57,8 @@ PRICED_CHIPS: Final = ("H100 SXM5 80GB", "B200", "Trainium2", "Trainium3")
 #: The ``[priors.<model>]`` parameters each model accepts: the keys of its ``DEFAULT_PRIORS``.
 MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
     "price": ("decay_mu", "decay_tau", "launch_price", "type_offset", "list_premium",
-              "list_drift", "cycle_rho", "cycle_sigma", "noise_list", "noise_market"),
+              "list_drift", "cycle_rho", "cycle_sigma", "noise_list", "noise_market",
+              "class_effect", "provider_sd", "premium_sd", "series_sd", "vintage"),
     "market": ("ceiling", "growth_decay", "level_offset", "ar_phi", "ar_sigma", "share_sigma",
                "ratio_start_amd", "ratio_start_custom", "ratio_start_aws",
                "nvidia_compute_fraction", "broadcom_custom_fraction",

@@ -19,6 +19,7 @@ from forecast.reporting.console.table import table_text
 #: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``.
 BACKTESTS: dict[str, str] = {
     "market": "forecast.evaluation.market_backtest:backtest_market",
+    "price": "forecast.evaluation.price_backtest:backtest_price_cli",
 }
 
 
