@@ -108,7 +108,9 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     cost_quarters = quarter_labels(cost_start, quarter_index(quarters[-1]))
     costs = scenario_cost_paths(dataset, inputs, cost_quarters, seed=seed,
                                 chip_prices=scenario.chip_prices,
-                                ramp_quarters=scenario.setting("new_chip_ramp_quarters"))
+                                ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
+                                roadmap=scenario.roadmap,
+                                price_erosion=scenario.price_erosion)
     shares = _shares(share, quarters, draws, seed, costs, inputs)
     costs = costs.sel(quarter=quarters)
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
