@@ -15,6 +15,7 @@ import pandas as pd
 
 from forecast.core.calendar import period_index, quarter_index, quarter_label
 from forecast.core.errors import FitError, ForecastError
+from forecast.models.market.data import QUALITATIVE_BILLIONS, STATED_NUMBER_FACTORS
 
 #: Generations of the fit: catalogue chip name -> ramp midpoint (the quarter by which half of
 #: AWS's accelerator spend goes to it). The first generation's midpoint is ignored (it takes
@@ -35,11 +36,11 @@ REFERENCE_GENERATION = "Trainium2"
 #: (Inferentia1 chips are not counted).
 FIRST_QUARTER = "2022Q4"
 
-#: How a qualitative run-rate statement is read, USD billions a year, when no scenario says
-#: (the scenarios' ``[readings."several billion"]`` has the same bounds and the rationale).
-RUN_RATE_READINGS: dict[str, tuple[float, float]] = {"several billion": (2.0, 9.0)}
-#: How a stated number is read when no scenario says: (lower, upper) factors of it.
-NUMBER_FACTORS: tuple[float, float] = (0.8, 1.2)
+#: How a qualitative run-rate statement (USD billions a year) and a stated number are read
+#: when no scenario says: the package's one set of defaults (the scenarios'
+#: ``[readings]`` have the same bounds and the rationale).
+RUN_RATE_READINGS: dict[str, tuple[float, float]] = QUALITATIVE_BILLIONS
+NUMBER_FACTORS: tuple[float, float] = STATED_NUMBER_FACTORS
 #: How a capacity statement is read as billed utilisation (share of chip-hours billed).
 #: "Fully subscribed" (Q3 2025 call): every chip is committed, but a fleet is never billed
 #: every hour (chips in burn-in, between tenants, held for failover): 0.85 and up.

@@ -16,10 +16,8 @@ from forecast.models.aws_silicon.builder import (
     build_aws_silicon_model,
 )
 from forecast.models.aws_silicon.data import (
-    NUMBER_FACTORS,
     RAMP_WIDTH,
     REFERENCE_GENERATION,
-    RUN_RATE_READINGS,
     UTILISATION_READINGS,
     check_spend,
     prepare_aws_silicon_data,
@@ -77,10 +75,8 @@ class AwsSiliconModel(BayesianModel):
         if spend is None:
             raise FitError("aws_silicon: prepare needs the spend frame (quarter, log_mean, "
                            "log_sd): spend_frame_from_market(fitted_market)")
-        if getattr(scenario, "readings", None) is None:
-            phrases, factors = dict(RUN_RATE_READINGS), NUMBER_FACTORS
-        else:
-            phrases, factors = statement_readings(scenario)
+        # No scenario (or one without [readings]): the documented defaults.
+        phrases, factors = statement_readings(scenario)
         return prepare_aws_silicon_data(dataset, spend, run_rate_readings=phrases,
                                         number_factors=factors,
                                         utilisation_readings=UTILISATION_READINGS)
