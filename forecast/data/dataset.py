@@ -73,7 +73,7 @@ __all__ = [
 #: The tables of a :class:`Dataset`, in the order of its fields.
 TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
           "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups", "providers",
-          "aws_statements", "roadmap")
+          "aws_statements", "roadmap", "guidance")
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,10 @@ class Dataset:
         Announced chip generations (``accelerator_roadmap.csv``): the dated claims the
         scenarios' ``[roadmap]`` generations rely on, ``generation`` naming the one a row
         supports (empty for context).
+    guidance
+        Vendors' next-quarter revenue guidance (``vendor_guidance.csv``): the guided
+        ``fiscal_period`` of a revenue ``segment``, the ``basis_fiscal_period`` released with
+        it and ``given_date``; a cut keeps the guides whose basis quarter it keeps.
     data_dir, file_hashes
         Where the data came from and the SHA-256 of each data file, for fit provenance
         (``as_of.csv`` is not among them: the observations alone are the data's identity).
@@ -136,6 +140,7 @@ class Dataset:
     providers: pd.DataFrame
     aws_statements: pd.DataFrame
     roadmap: pd.DataFrame
+    guidance: pd.DataFrame
     data_dir: Path = field(default=DEFAULT_DATA_DIR)
     file_hashes: tuple[tuple[str, str], ...] = ()
     as_of_date: pd.Timestamp | None = None
@@ -183,12 +188,26 @@ class Dataset:
             "volumes": self.volumes[self.volumes["end_date"] <= cutoff],
             "aws_statements": self.aws_statements[self.aws_statements["date"] <= cutoff],
             "roadmap": self.roadmap[self.roadmap["announced_date"] <= cutoff],
+            "guidance": self.guidance[self._guides_known(cutoff)],
             "market_estimates": self.market_estimates[
                 self.market_estimates["year_published"] <= cutoff.year
             ],
         }
         tables = {key: frame.reset_index(drop=True) for key, frame in tables.items()}
         return replace(self, as_of_date=cutoff, **tables)
+
+    def _guides_known(self, cutoff: pd.Timestamp) -> pd.Series:
+        """Guides released with a quarter the cut keeps (revenue is cut on the quarter's end,
+        so a guide counts as known with the results it came with)."""
+        ends = self.revenue.set_index(["company", "fiscal_period"])["calendar_quarter_end"]
+        ends = ends[~ends.index.duplicated()]
+        keys = list(zip(self.guidance["company"], self.guidance["basis_fiscal_period"],
+                        strict=True))
+        basis = pd.Series([ends.get(key, pd.NaT) for key in keys], index=self.guidance.index,
+                          dtype="datetime64[ns]")
+        # A guide without its basis quarter on file is dated by when it was given.
+        basis = basis.fillna(self.guidance["given_date"])
+        return basis <= cutoff
 
     def revenue_series(self, company: str, segment: str) -> pd.DataFrame:
         """Quarterly rows of one company segment, sorted by calendar quarter end."""
@@ -398,10 +417,28 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         providers=normalise.plain_frame(parsed["providers.csv"].rows, columns("providers.csv")),
         aws_statements=_statements_frame(parsed["aws_statements.csv"].rows),
         roadmap=normalise.dated_frame(parsed["accelerator_roadmap.csv"].rows, "announced_date"),
+        guidance=_guidance_frame(parsed["vendor_guidance.csv"].rows),
         data_dir=directory,
         file_hashes=hashes,
         data_as_of=data_as_of,
     )
+
+
+def _guidance_frame(rows: normalise.Rows) -> pd.DataFrame:
+    """Vendors' guidance: dates as timestamps, the guided figures as floats."""
+    if not rows:  # a header-only file: an empty table with the file's columns
+        columns = [column.name for column in SCHEMAS["vendor_guidance.csv"].columns]
+        frame = pd.DataFrame({name: pd.Series(dtype=object) for name in columns})
+        for name in ("calendar_quarter_end", "given_date"):
+            frame[name] = pd.to_datetime(frame[name])
+        return frame.astype({c: float for c in ("guided_usd_billions", "range_low",
+                                                "range_high")})
+    frame = normalise.dated_frame(rows, "given_date")
+    frame["calendar_quarter_end"] = pd.to_datetime(
+        [value[0] for value in frame["calendar_quarter_end"]])
+    for column in ("guided_usd_billions", "range_low", "range_high"):
+        frame[column] = frame[column].astype(float)
+    return frame
 
 
 def _statements_frame(rows: normalise.Rows) -> pd.DataFrame:

@@ -435,6 +435,32 @@ _ROADMAP = FileSchema(
     observed="announced_date",
 )
 
+_GUIDANCE = FileSchema(
+    "vendor_guidance.csv",
+    (
+        Column("company"),
+        # The segment of vendor_quarterly_revenue.csv the guide is for.
+        Column("segment"),
+        Column("fiscal_period"),
+        # End of the guided quarter: after the as-of date for the last guide (a forecast).
+        Column("calendar_quarter_end", "date", check=_date),
+        # The fiscal quarter whose results were released with the guide.
+        Column("basis_fiscal_period"),
+        Column("guided_usd_billions", "float", check=_revenue_billions),
+        Column("range_low", "float", required=False, check=_revenue_billions),
+        Column("range_high", "float", required=False, check=_revenue_billions),
+        Column("value_qualifier", "choice", choices=VALUE_QUALIFIERS),
+        Column("given_date", "date", check=_date),
+        _SOURCE,
+        _CONFIDENCE,
+        _NOTES,
+    ),
+    duplicate_key=("company", "segment", "fiscal_period", "given_date"),
+    observed="given_date",
+    # The market model fits without guidance (it sharpens the next quarter).
+    needs_rows=False,
+)
+
 #: Every data file, in the order files are read, hashed and reported.
 SCHEMAS: dict[str, FileSchema] = {
     schema.filename: schema
@@ -451,6 +477,7 @@ SCHEMAS: dict[str, FileSchema] = {
         _PROVIDERS,
         _AWS_STATEMENTS,
         _ROADMAP,
+        _GUIDANCE,
     )
 }
 
