@@ -1,6 +1,7 @@
-"""The PyMC builder of the market model (see :mod:`forecast.models.market`): default priors,
-the reported parameters, and the model in pieces (parameters, share walks, total and curve,
-measurement layer, censored statements). PyMC is imported inside the functions only."""
+"""The PyMC builder of the market model (see :mod:`forecast.models.market`): the reported
+parameters and the model in pieces (parameters, share walks, total and its damped trend,
+measurement layer, guidance, censored statements). PyMC is imported inside the functions
+only; the default priors are in :mod:`forecast.models.market.defaults`."""
 
 from __future__ import annotations
 
@@ -14,126 +15,40 @@ import pandas as pd
 from forecast.core.errors import FitError
 from forecast.core.stats import lognormal_sigma_from_band
 from forecast.models.market.data import LATENT_GROUPS, RATIO_GROUPS, SERIES, market_timeline
+from forecast.models.market.evidence import (
+    censored_statements,
+    guidance_observations,
+    nowcast_guide,
+)
 from forecast.models.market.math import (
     SERIES_GROUP,
     SERIES_SIGMA,
-    ar1_logp,
     bridge_walk,
-    gompertz_log,
     measurement_log_mean,
     vendor_log_shares,
 )
+from forecast.models.market.trend import (
+    CEILING_HORIZON,
+    TrendParams,
+    expected_level,
+    growth_filter,
+    growth_filter_scan,
+)
 from forecast.models.priors import prior
 
-#: Softness (log scale) of censored and interval observations: a statement is not exact
-#: ("several" has no sharp edge), and hard edges make divergences in NUTS.
-CENSOR_SOFTNESS = 0.2
-
-#: Default priors. Each carries its rationale; override any of them from a scenario's
-#: ``[priors.market]`` table (the ceiling comes from its ``tam_ceiling_usd_billions`` input).
-DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
-    "ceiling": {
-        "dist": "lognormal", "median": 600.0, "sigma": 0.6,
-        "unit": "USD billions per year",
-        "rationale": "Annual accelerator spend ceiling K*4. Vendors' own TAM statements in "
-                     "market_estimates.csv run $150-500B for 2027-28 (AMD); the 90% prior "
-                     "range, about $220-1600B, spans them and a 3x higher outcome. The "
-                     "scenario's tam_ceiling_usd_billions replaces it.",
-    },
-    "growth_decay": {
-        "dist": "lognormal", "median": 0.08, "sigma": 0.6, "unit": "1 / quarter",
-        "rationale": "Gompertz rate c: growth in log spend halves every ln2/c quarters "
-                     "(about 2 years at the median); 90% range 0.03-0.21.",
-    },
-    "level_offset": {
-        "dist": "normal", "mu": 0.0, "sigma": 1.0, "unit": "log USD",
-        "rationale": "Log total spend on the curve at the last data quarter, relative to the "
-                     "last NVIDIA Data Center figure: the data pin it, the prior is only a "
-                     "scale (a factor e = 2.7 either way).",
-    },
-    "ar_phi": {
-        "dist": "beta", "alpha": 5.0, "beta": 2.0,
-        "rationale": "Persistence of deviations from the curve (capex cycles last several "
-                     "quarters); mean 0.71, little mass near 1 where the AR(1) and the curve "
-                     "stop being separately identified.",
-    },
-    "ar_sigma": {
-        "dist": "halfnormal", "sigma": 0.15, "unit": "log USD / quarter",
-        "rationale": "Quarterly shock to log total spend: a 15% surprise is ordinary, 40% "
-                     "(2023Q2) is rare.",
-    },
-    "share_sigma": {
-        "dist": "lognormal", "median": 0.12, "sigma": 0.5, "unit": "log-ratio / quarter",
-        "rationale": "Random-walk step of each vendor's log spend relative to NVIDIA; 90% "
-                     "range 5-27% a quarter. Lognormal, not half-normal: a share that never "
-                     "moves is implausible and the zero region is a funnel for the sampler.",
-    },
-    "ratio_start_amd": {
-        "dist": "normal", "mu": -3.0, "sigma": 1.0,
-        "rationale": "log(AMD / NVIDIA accelerator spend) in the first data quarter (2019): "
-                     "AMD's MI50/MI100 sold a few percent of NVIDIA's volume.",
-    },
-    "ratio_start_custom": {
-        "dist": "normal", "mu": -2.0, "sigma": 1.0,
-        "rationale": "log(custom XPU / NVIDIA spend) in 2019: TPUs were in their third "
-                     "generation; a tenth of NVIDIA's DC compute is the centre, wide.",
-    },
-    "ratio_start_aws": {
-        "dist": "normal", "mu": -4.0, "sigma": 1.5,
-        "rationale": "log(AWS Trainium/Inferentia / NVIDIA spend) in 2019: Inferentia1 only "
-                     "(Trainium1 is 2022); about 2% of NVIDIA, very wide.",
-    },
-    "nvidia_compute_fraction": {
-        "dist": "beta", "alpha": 8.0, "beta": 2.0,
-        "rationale": "Compute share of NVIDIA's Data Center segment (the rest is networking). "
-                     "The networking rows on file put it at 0.78-0.92; they enter the "
-                     "likelihood, so the prior (mean 0.8, sd 0.12) is kept wider than them.",
-    },
-    "broadcom_custom_fraction": {
-        "dist": "beta", "alpha": 6.5, "beta": 3.5,
-        "rationale": "Custom-accelerator (XPU) share of Broadcom's AI revenue, the rest being "
-                     "AI networking; management commentary puts networking near a third. "
-                     "No row splits it: prior-only (mean 0.65, sd 0.14).",
-    },
-    "google_fraction_of_custom": {
-        "dist": "beta", "alpha": 7.0, "beta": 3.0,
-        "rationale": "Google TPU share of Broadcom's custom accelerators (Meta MTIA and others "
-                     "the rest); Google is the largest XPU customer. Prior-only.",
-    },
-    "amd_cpu_fraction_start": {
-        "dist": "beta", "alpha": 9.0, "beta": 1.5,
-        "rationale": "CPU (EPYC) share of AMD's Data Center segment in its first data "
-                     "quarter (2023Q1): MI300 shipped from December 2023; mean 0.86.",
-    },
-    "amd_cpu_growth": {
-        "dist": "normal", "mu": 0.025, "sigma": 0.025, "unit": "log USD / quarter",
-        "rationale": "Growth of AMD's server-CPU revenue, about 10% a year, 90% range "
-                     "-7% to +30% a year.",
-    },
-    "aws_chip_value": {
-        "dist": "lognormal", "median": 10000.0, "sigma": 0.7, "unit": "USD per Trainium2",
-        "rationale": "Spend per Trainium2 chip (chip, HBM, board at cost; no merchant "
-                     "margin): about a third of an H100's selling price; 90% range "
-                     "$3k-32k. Amazon's 'several billion' statement then informs it.",
-    },
-    "sigma_networking": {
-        "dist": "halfnormal", "sigma": 0.3,
-        "rationale": "Networking's share of NVIDIA's segment swings (8-22% on file): the "
-                     "networking and compute rows scatter around the constant fraction.",
-    },
-    "sigma_amd": {
-        "dist": "lognormal", "median": 0.05, "sigma": 0.5,
-        "rationale": "AMD's DC segment around accelerator + CPU curve (log scale); 90% "
-                     "range 2-11%. Bounded away from 0 (an exact proxy is implausible).",
-    },
-}
+#: Observation sd of the log total in a reported quarter: the anchor is exact up to the
+#: rounding of a reported figure (three significant digits).
+OBS_SD = 0.005
+#: Softness (log scale) of the ceiling's bound on the expected long-run path.
+CEILING_SOFTNESS = 0.25
 
 #: Parameters reported by ``summary()`` and gated on.
 SUMMARY_VARS: list[str] = [
-    "ceiling", "growth_decay", "level_offset", "ar_phi", "ar_sigma", "share_sigma",
-    "nvidia_compute_fraction", "broadcom_custom_fraction", "amd_cpu_fraction_start",
-    "amd_cpu_growth", "aws_chip_value", "sigma_networking", "sigma_amd",
-    "log_total",
+    "ceiling", "growth_longrun", "growth_persistence", "growth_init", "sigma_level",
+    "sigma_growth", "share_sigma", "nvidia_compute_fraction", "broadcom_custom_fraction",
+    "amd_cpu_fraction_start", "amd_cpu_growth", "aws_chip_value", "sigma_networking",
+    "sigma_amd", "guide_beat_nvidia", "guide_sigma_nvidia", "guide_beat_broadcom",
+    "guide_sigma_broadcom", "log_total", "level_last", "growth_last",
 ]
 
 #: The three parts of a share walk with non-centred innovations (see :func:`_ratio_walk`).
@@ -169,10 +84,11 @@ def build_market_model(data: Mapping[str, pd.DataFrame],
                        priors: Mapping[str, Mapping[str, Any]]) -> Any:
     """The PyMC model of the package docstring for prepared ``data`` and complete ``priors``.
 
-    NVIDIA's Data Center figure is taken as exact given the compute fraction, so the total's
-    AR(1) deviation in each quarter is a function of the data and the parameters
-    (``u_t = log S_t - curve_t``) and enters through its AR(1) density: no latent
-    innovations for the total, the geometry NUTS likes best. The pieces are built in a fixed
+    NVIDIA's Data Center figure is taken as exact given the compute fraction, so the log
+    total in each quarter is a function of the data, the fraction and the share walks, and
+    enters through the damped trend's Kalman likelihood: the trend's states are integrated
+    out exactly, no latent innovations for the total (the geometry NUTS likes best). The
+    pieces are built in a fixed
     order (it fixes the sampler's parameter layout, hence the sampled numbers).
     """
     import pymc as pm
@@ -190,10 +106,16 @@ def build_market_model(data: Mapping[str, pd.DataFrame],
         params = _parameters(priors)
         log_nv = log_dc + pt.log(params["nvidia_compute_fraction"])
         eta = _share_walks(obs, index, params, log_nv)
-        log_a = _total_and_curve(eta, log_nv, float(log_dc[-1]), params, len(timeline))
+        log_a, log_shares = _total(eta, log_nv)
+        guides = data.get("guidance")
+        if guides is None:
+            guides = pd.DataFrame()
+        _trend(log_dc, log_nv, log_shares[0, -1], params,
+               nowcast_guide(guides, timeline, params))
         _measurements(obs, index, log_a, params, priors)
         _trainium_volumes(data["volumes"], index, log_a, priors)
-        _censored_statements(data["censored"], index, log_a)
+        guidance_observations(guides, obs, index, log_a, params)
+        censored_statements(data["censored"], index, log_a)
     return model
 
 
@@ -206,16 +128,17 @@ def _parameters(priors: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         # Scenarios differ in the ceiling's values only: pm.Data, so one compiled sampler
         # serves them all.
         "ceiling": prior("ceiling", p["ceiling"], swappable=True),
-        "growth_decay": prior("growth_decay", p["growth_decay"]),
-        "level_offset": prior("level_offset", p["level_offset"]),
-        "ar_phi": prior("ar_phi", p["ar_phi"]),
-        "ar_sigma": prior("ar_sigma", p["ar_sigma"]),
-        "share_sigma": prior("share_sigma", p["share_sigma"], dims="ratio_group"),
+        "growth_longrun": prior("growth_longrun", p["growth_longrun"], swappable=True),
     }
+    for key in ("growth_persistence", "growth_init", "sigma_level", "sigma_growth"):
+        params[key] = prior(key, p[key])
+    params["share_sigma"] = prior("share_sigma", p["share_sigma"], dims="ratio_group")
     params["ratio_starts"] = pt.stack([prior(f"ratio_start_{g}", p[f"ratio_start_{g}"])
                                        for g in RATIO_GROUPS])
     for key in ("nvidia_compute_fraction", "broadcom_custom_fraction",
-                "google_fraction_of_custom", "sigma_networking", "sigma_amd"):
+                "google_fraction_of_custom", "rest_custom_fraction", "sigma_networking",
+                "sigma_amd", "guide_beat_nvidia", "guide_sigma_nvidia", "guide_beat_broadcom",
+                "guide_sigma_broadcom"):
         params[key] = prior(key, p[key])
     return params
 
@@ -298,24 +221,63 @@ def _ratio_walk(group: str, start: Any, step: Any, n: int,
     return pt.concatenate(pieces)
 
 
-def _total_and_curve(eta: Any, log_nv: Any, last_log_dc: float, params: Mapping[str, Any],
-                     n: int) -> Any:
-    """Total spend implied by exact NVIDIA compute spend and the shares, its Gompertz curve
-    and the AR(1) density of the deviation; returns log spend (group x quarter)."""
+def _total(eta: Any, log_nv: Any) -> tuple[Any, Any]:
+    """Total spend implied by exact NVIDIA compute spend and the shares: (log spend per
+    group x quarter, log shares per group x quarter)."""
     import pymc as pm
     import pytensor.tensor as pt
 
-    t = np.arange(n, dtype=float)
     log_shares = vendor_log_shares(eta, xp=pt)
     log_total = pm.Deterministic("log_total", log_nv - log_shares[0], dims="quarter")
     log_a = pm.Deterministic("log_spend", log_total[None, :] + log_shares,
                              dims=("group", "quarter"))
-    level = pm.Deterministic("level_ref", last_log_dc + params["level_offset"])
-    curve = gompertz_log(t, pt.log(params["ceiling"] / 4.0), level, params["growth_decay"],
-                         float(n - 1), xp=pt)
-    dev = pm.Deterministic("dev", log_total - curve, dims="quarter")
-    pm.Potential("ar1_total", ar1_logp(dev, params["ar_phi"], params["ar_sigma"], xp=pt))
-    return log_a
+    return log_a, log_shares
+
+
+def _trend(log_dc: np.ndarray, log_nv: Any, log_share_nv: Any, params: Mapping[str, Any],
+           nowcast: tuple[Any, Any] | None) -> None:
+    """The damped trend's likelihood of NVIDIA's log compute spend (and of a nowcast guide
+    one quarter past the data), its last state, and the ceiling's soft bound on the expected
+    total :data:`~forecast.models.market.trend.CEILING_HORIZON` quarters on (NVIDIA's
+    expected path over its last share ``log_share_nv``).
+
+    The trend is on the anchor group, measured exactly, not on the total: the total is the
+    anchor over its share, and a trend on it would take in every step of the walks of the
+    groups nobody reports (AWS, rest), whose noise then inflates the growth shocks (tried:
+    r_hat 1.5 and twice the growth sd). With the anchor exact, the changes of its log are
+    data (the compute fraction cancels) and a one-dimensional growth filter
+    (:func:`~forecast.models.market.trend.growth_filter`) gives their likelihood and the
+    last state.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    phi, g_star = params["growth_persistence"], params["growth_longrun"]
+    trend = TrendParams(phi, g_star, params["sigma_level"], params["sigma_growth"],
+                        params["growth_init"])
+    logp, m_g, p_g = growth_filter_scan(np.diff(log_dc), trend)
+    state = None
+    if nowcast is not None:
+        # One more step, the guide's reading: the filter from the scan's state.
+        start = TrendParams(phi, g_star, trend.sigma_level, trend.sigma_growth, m_g)
+        state = growth_filter([nowcast[0] - log_nv[-1]], [nowcast[1] ** 2], start,
+                              xp=pt, start_var=p_g)
+        logp, m_g, p_g = logp + state.logp, state.growth, state.var_growth
+    pm.Potential("trend_total", logp)
+    if nowcast is None:
+        # The last reported quarter's level is the data: exact.
+        level = pm.Deterministic("level_last", log_nv[-1])
+        var_x, cov_xg = pt.zeros(()), pt.zeros(())
+    else:
+        level = pm.Deterministic("level_last", log_nv[-1] + state.level)
+        var_x, cov_xg = state.var_level, state.cov_level_growth
+    growth = pm.Deterministic("growth_last", m_g)
+    pm.Deterministic("state_var_level", var_x)
+    pm.Deterministic("state_cov", cov_xg)
+    pm.Deterministic("state_var_growth", p_g)
+    path = expected_level(level, growth, phi, g_star, CEILING_HORIZON) - log_share_nv
+    bound = (pt.log(params["ceiling"] / 4.0) - path) / CEILING_SOFTNESS
+    pm.Potential("ceiling_path", pm.logcdf(pm.Normal.dist(0.0, 1.0), bound))
 
 
 def _measurements(obs: pd.DataFrame, index: Mapping[str, int], log_a: Any,
@@ -363,28 +325,3 @@ def _trainium_volumes(volumes: pd.DataFrame, index: Mapping[str, int], log_a: An
     mean = log_a[group, idx] + math.log(1e9) - pt.log(value)
     pm.Normal("obs_aws_trainium2_units", mu=mean, sigma=vols["sd_log"].to_numpy(),
               observed=np.log(vols["units"].to_numpy()))
-
-
-def _censored_statements(censored: pd.DataFrame, index: Mapping[str, int], log_a: Any) -> None:
-    """Soft bounds on a group's spend summed over quarters: ``lower`` (AMD Instinct > $5B in
-    a year) and ``interval`` (Amazon's "several billion" run rate); see
-    :data:`CENSOR_SOFTNESS`."""
-    import pymc as pm
-
-    std_normal = pm.Normal.dist(0.0, 1.0)
-    for k, row in enumerate(censored.itertuples(index=False)):
-        named = str(row.quarters).split(",")
-        quarters = [q for q in named if q in index]
-        # A full-year bound needs the whole year inside the timeline.
-        if not quarters or (row.kind == "lower" and len(quarters) < len(named)):
-            continue
-        group = LATENT_GROUPS.index(row.group)
-        idx = np.array([index[q] for q in quarters])
-        log_sum = pm.math.logsumexp(log_a[group, idx])
-        if row.kind == "lower":
-            z = (log_sum - math.log(row.lower)) / CENSOR_SOFTNESS
-            pm.Potential(f"censored_{k}", pm.logcdf(std_normal, z))
-        else:
-            upper = pm.logcdf(std_normal, (math.log(row.upper) - log_sum) / CENSOR_SOFTNESS)
-            lower = pm.logcdf(std_normal, (math.log(row.lower) - log_sum) / CENSOR_SOFTNESS)
-            pm.Potential(f"censored_{k}", pm.math.logdiffexp(upper, lower))

@@ -13,14 +13,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.core.calendar import quarter_label
+from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
 from forecast.core.errors import FitError, ForecastError
 from forecast.core.scenario_contract import NUMBER_READING
 
-#: Vendor groups of the forecast output (``custom`` is split into google / other_custom).
-VENDORS: tuple[str, ...] = ("nvidia", "amd", "google", "other_custom", "aws")
-#: Groups with their own latent state; ``nvidia`` is the log-ratio reference.
-LATENT_GROUPS: tuple[str, ...] = ("nvidia", "amd", "custom", "aws")
+#: The five vendor groups of every model's output (DESIGN section 4): ``google`` is the TPU
+#: part of Broadcom's custom accelerators, ``other`` the rest of them plus ``rest``.
+VENDORS: tuple[str, ...] = ("nvidia", "amd", "google", "aws", "other")
+#: Groups with their own latent state; ``nvidia`` is the log-ratio reference. ``custom``:
+#: Broadcom-built custom accelerators (Google TPU, Meta MTIA, OpenAI's and other XPUs);
+#: ``rest``: every other data-center accelerator (Intel Gaudi, Microsoft Maia, Huawei
+#: Ascend, Marvell-built custom chips other than AWS's, start-ups).
+LATENT_GROUPS: tuple[str, ...] = ("nvidia", "amd", "custom", "aws", "rest")
 RATIO_GROUPS: tuple[str, ...] = LATENT_GROUPS[1:]
 
 #: Observed series the model links to the latent spend: name -> (company, segment).
@@ -47,6 +51,19 @@ STATED_NUMBER_FACTORS: tuple[float, float] = (0.8, 1.2)
 
 #: Columns of the ``censored`` frame.
 CENSORED_COLUMNS = ["kind", "group", "quarters", "lower", "upper", "label"]
+#: Columns of the ``guidance`` frame.
+GUIDANCE_COLUMNS = ["series", "fiscal_period", "quarter", "guided", "actual", "label"]
+#: Revenue segment each guided series is reported in: series -> (company, segment).
+GUIDED_SERIES: dict[str, tuple[str, str]] = {
+    "nvidia_data_center": ("NVIDIA", "Total revenue"),
+    "broadcom_ai": ("Broadcom", "AI semiconductor revenue"),
+}
+#: How published share estimates are read when no scenario says: NVIDIA's share of the five
+#: groups' spend over calendar 2024 lies in (lower, upper), a soft interval. The estimates
+#: in ``market_estimates.csv`` put NVIDIA at about 90% of the AI GPU market in 2024
+#: (TweakTown) and about 80% of AI accelerator revenue in 2025 (Kaiso, low credibility);
+#: the interval spans both with room for their different definitions.
+NVIDIA_SHARE_2024: tuple[float, float] = (0.75, 0.95)
 
 
 def observed_series(dataset: Any, name: str) -> pd.DataFrame:
@@ -107,7 +124,7 @@ def prepare_market_data(
     qualitative: Mapping[str, tuple[float, float]] = QUALITATIVE_BILLIONS,
     number_factors: tuple[float, float] = STATED_NUMBER_FACTORS,
 ) -> dict[str, pd.DataFrame]:
-    """The frames the model fits: ``observations``, ``censored``, ``volumes``.
+    """The frames the model fits: ``observations``, ``censored``, ``volumes``, ``guidance``.
 
     Parameters
     ----------
@@ -127,7 +144,9 @@ def prepare_market_data(
         (USD bn). ``censored``: kind (lower | interval), group, quarters (comma list),
         lower, upper, label: bounds on the sum of a group's spend over the quarters.
         ``volumes``: quarter, units, sd_log (Epoch's Trainium2 shipments; sd from the
-        5-95% band).
+        5-95% band). ``guidance``: :func:`guidance_rows`. ``qualitative`` and
+        ``number_factors`` are accepted for the readings' single interface but unused:
+        Amazon's run rates are revenue, read by the AWS silicon model.
     """
     frames = []
     for name in SERIES:
@@ -138,11 +157,77 @@ def prepare_market_data(
     if not (observations["series"] == "nvidia_data_center").any():
         raise FitError("market model: no NVIDIA Data Center revenue in the data (needed as "
                        "the anchor series)")
-    censored = (instinct_lower_bounds(dataset.revenue)
-                + trainium_run_rates(dataset.aws_custom_silicon, qualitative, number_factors))
+    # Amazon's run-rate statements are revenue (rental income), not spend at cost: the AWS
+    # silicon model (M5) reads them; counting them here too would use them twice.
+    del qualitative, number_factors
+    censored = instinct_lower_bounds(dataset.revenue) + nvidia_share_bounds(observations)
     return {"observations": observations,
             "censored": pd.DataFrame(censored, columns=CENSORED_COLUMNS),
-            "volumes": trainium2_volumes(dataset.volumes)}
+            "volumes": trainium2_volumes(dataset.volumes),
+            "guidance": guidance_rows(dataset)}
+
+
+def nvidia_share_bounds(observations: pd.DataFrame,
+                        bounds: tuple[float, float] = NVIDIA_SHARE_2024) -> list[dict[str, Any]]:
+    """:data:`NVIDIA_SHARE_2024` as a soft interval on NVIDIA's share of 2024 spend, when the
+    data reach the end of 2024."""
+    quarters = set(observations.loc[observations["series"] == "nvidia_data_center", "quarter"])
+    year = [f"2024Q{q}" for q in range(1, 5)]
+    if not set(year) <= quarters:
+        return []
+    return [{"kind": "share", "group": "nvidia", "quarters": ",".join(year),
+             "lower": bounds[0], "upper": bounds[1],
+             "label": f"NVIDIA share of 2024 spend in {bounds[0]:g}-{bounds[1]:g}"}]
+
+
+def guidance_rows(dataset: Any) -> pd.DataFrame:
+    """Vendors' exact next-quarter guides as readings of the model's series.
+
+    NVIDIA guides its total revenue: the guide times the Data Center share of total revenue
+    in the quarter released with it reads as a guide of Data Center revenue. Broadcom
+    guides AI semiconductor revenue directly. ``actual`` is the reported figure of the
+    guided quarter (NaN when not yet reported); "more than" guides and recalled rows are
+    left out (a tight observation needs an exact, verified figure).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`GUIDANCE_COLUMNS`; values in USD bn, ``quarter`` the calendar quarter.
+    """
+    guides = getattr(dataset, "guidance", None)
+    rows: list[dict[str, Any]] = []
+    if guides is None or not len(guides):
+        return pd.DataFrame(rows, columns=GUIDANCE_COLUMNS)
+    revenue = dataset.revenue
+    for series, (company, segment) in GUIDED_SERIES.items():
+        reported = observed_series(dataset, series).set_index("fiscal_period")["value"]
+        mine = guides[(guides["company"] == company) & (guides["segment"] == segment)
+                      & (guides["value_qualifier"] == "=") & (guides["confidence"] == "verified")]
+        for row in mine.itertuples(index=False):
+            factor = _segment_factor(revenue, company, segment, series, row.basis_fiscal_period)
+            if factor is None:
+                continue
+            end = pd.Timestamp(row.calendar_quarter_end)
+            rows.append({"series": series, "fiscal_period": row.fiscal_period,
+                         "quarter": quarter_label(fiscal_to_calendar_quarter(end)),
+                         "guided": float(row.guided_usd_billions) * factor,
+                         "actual": float(reported.get(row.fiscal_period, np.nan)),
+                         "label": f"{company} guide {row.fiscal_period} "
+                                  f"({row.given_date:%Y-%m-%d})"})
+    return pd.DataFrame(rows, columns=GUIDANCE_COLUMNS)
+
+
+def _segment_factor(revenue: pd.DataFrame, company: str, segment: str, series: str,
+                    basis: str) -> float | None:
+    """Series / guided segment in the basis quarter (1 when the guide is of the series)."""
+    if SERIES[series] == (company, segment):
+        return 1.0
+    rows = revenue[(revenue["company"] == company) & (revenue["fiscal_period"] == basis)]
+    values = dict(zip(rows["segment"], rows["revenue_usd_billions"], strict=True))
+    part, whole = values.get(SERIES[series][1]), values.get(segment)
+    if part is None or whole is None or not whole:
+        return None
+    return float(part) / float(whole)
 
 
 def instinct_lower_bounds(revenue: pd.DataFrame) -> list[dict[str, Any]]:

@@ -21,15 +21,19 @@ from forecast.core.calendar import (
     quarters_from,
 )
 from forecast.core.errors import ForecastError
-from forecast.core.stats import simulate_ar1
 from forecast.models.fitted import Fitted
 from forecast.models.market.data import FORECAST_SERIES, LATENT_GROUPS, RATIO_GROUPS, VENDORS
 from forecast.models.market.math import (
     SERIES_GROUP,
     SERIES_SIGMA,
-    gompertz_log,
     measurement_log_mean,
     vendor_log_shares,
+)
+from forecast.models.market.trend import (
+    FilteredState,
+    TrendParams,
+    sample_state,
+    simulate_trend,
 )
 
 #: Units of the forecast variables.
@@ -40,7 +44,7 @@ class FittedMarket(Fitted):
     """A fitted market model: latent spend paths, forecasts and per-series predictions."""
 
     model_name: ClassVar[str] = "market"
-    model_version: ClassVar[str] = "2"
+    model_version: ClassVar[str] = "3"
 
     @property
     def timeline(self) -> list[str]:
@@ -54,28 +58,38 @@ class FittedMarket(Fitted):
         """(log spend per latent group, AMD CPU, sample index) over history + horizon.
 
         Shapes: (draws, group, n_history + horizon), (draws, n_history + horizon), (draws,).
-        Random numbers, in order: the sample index, the total's AR(1) shocks step by step,
-        the share walks' steps.
+        NVIDIA's compute spend continues the damped trend from a draw of its last state (the
+        state of the quarter after the data when a guide was read there: that draw is the
+        first forecast quarter); the shares continue their random walks and the total is
+        NVIDIA over its share. Random numbers, in
+        order: the sample index, the state draw, the trend's shocks, the share walks' steps.
         """
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
         n = len(self.timeline)
-        t_ref = float(n - 1)
         log_hist = self.stacked("log_spend", pick)                  # (d, G, n)
         if horizon <= 0:
             return log_hist, self._cpu(pick, n), pick
         s = {name: self.stacked(name, pick) for name in (
-            "ceiling", "growth_decay", "level_ref", "ar_phi", "ar_sigma")}
-        eta_last = self.stacked("log_ratio", pick)[:, :, -1]         # (d, 3)
-        share_sigma = self.stacked("share_sigma", pick)               # (d, 3)
-        t_future = t_ref + np.arange(1, horizon + 1)
-        curve = gompertz_log(t_future[None, :], np.log(s["ceiling"] / 4.0)[:, None],
-                             s["level_ref"][:, None], s["growth_decay"][:, None], t_ref)
-        dev = simulate_ar1(s["ar_phi"], s["ar_sigma"], self.stacked("dev", pick)[:, -1],
-                           horizon, rng)
+            "growth_persistence", "growth_longrun", "sigma_level", "sigma_growth",
+            "growth_init", "level_last", "growth_last", "state_var_level", "state_cov",
+            "state_var_growth")}
+        trend = TrendParams(s["growth_persistence"], s["growth_longrun"], s["sigma_level"],
+                            s["sigma_growth"], s["growth_init"])
+        state = FilteredState(s["level_last"], s["growth_last"], s["state_var_level"],
+                              s["state_cov"], s["state_var_growth"], None)
+        level, growth = sample_state(state, rng)
+        if self.config.get("nowcast"):
+            later = simulate_trend(level, growth, trend, horizon - 1, rng)
+            log_nv = np.concatenate([level[:, None], later], axis=1)
+        else:
+            log_nv = simulate_trend(level, growth, trend, horizon, rng)
+        eta_last = self.stacked("log_ratio", pick)[:, :, -1]         # (d, R)
+        share_sigma = self.stacked("share_sigma", pick)               # (d, R)
         eta = eta_last[:, :, None] + share_sigma[:, :, None] * np.cumsum(
             rng.standard_normal((len(pick), len(RATIO_GROUPS), horizon)), axis=2)
-        log_future = (curve + dev)[:, None, :] + vendor_log_shares(eta, axis=1)
+        log_shares = vendor_log_shares(eta, axis=1)
+        log_future = (log_nv[:, None, :] - log_shares[:, :1]) + log_shares
         return (np.concatenate([log_hist, log_future], axis=2),
                 self._cpu(pick, n + horizon), pick)
 
@@ -128,8 +142,9 @@ class FittedMarket(Fitted):
         Returns
         -------
         xarray.Dataset
-            ``spend`` (draw, quarter, vendor) with vendors :data:`VENDORS` and ``total``
-            (draw, quarter); quarter labels like ``"2026Q1"``.
+            ``spend`` (draw, quarter, vendor) with the five vendor groups :data:`VENDORS`,
+            ``total`` (draw, quarter), their sum, and ``custom_other`` (draw, quarter), the
+            custom (cloud-designed) part of ``other``; quarter labels like ``"2026Q1"``.
         """
         horizon, labels = self._horizon(quarters)
         log_a, _, pick = self._simulate(horizon, draws, seed)
@@ -139,19 +154,24 @@ class FittedMarket(Fitted):
         if include_history:
             columns, labels = list(range(n_hist)) + columns, self.timeline + labels
         spend_groups = np.exp(log_a[:, :, columns])                   # (d, G, T)
-        google = self.stacked("google_fraction_of_custom", pick)
-        custom = spend_groups[:, 2, :]
-        spend = np.stack([spend_groups[:, 0], spend_groups[:, 1], custom * google[:, None],
-                          custom * (1.0 - google[:, None]), spend_groups[:, 3]], axis=2)
+        group = {name: spend_groups[:, k] for k, name in enumerate(LATENT_GROUPS)}
+        google = self.stacked("google_fraction_of_custom", pick)[:, None]
+        rest_custom = self.stacked("rest_custom_fraction", pick)[:, None]
+        other_custom = group["custom"] * (1.0 - google)
+        spend = np.stack([group["nvidia"], group["amd"], group["custom"] * google,
+                          group["aws"], other_custom + group["rest"]], axis=2)
         coords = {"draw": np.arange(spend.shape[0]), "quarter": labels,
                   "vendor": list(VENDORS)}
         result = xr.Dataset(
             {"spend": (("draw", "quarter", "vendor"), spend),
-             "total": (("draw", "quarter"), spend.sum(axis=2))},
+             "total": (("draw", "quarter"), spend.sum(axis=2)),
+             "custom_other": (("draw", "quarter"),
+                              other_custom + group["rest"] * rest_custom)},
             coords=coords,
         )
         result["spend"].attrs["unit"] = SPEND_UNIT
         result["total"].attrs["unit"] = SPEND_UNIT
+        result["custom_other"].attrs["unit"] = SPEND_UNIT
         result.attrs.update({"model": self.model_name, "model_version": self.model_version,
                              "data_end": self.timeline[-1]})
         return result

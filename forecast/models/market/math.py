@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,65 +17,12 @@ SERIES_GROUP: dict[str, str] = {
     "amd_data_center": "amd", "broadcom_ai": "custom",
 }
 #: Noise of each series. None: exact given its fraction (NVIDIA Data Center: its wobble goes
-#: into the total's AR(1); Broadcom: into the custom share's random walk).
+#: into the total's damped trend; Broadcom: into the custom share's random walk).
 SERIES_SIGMA: dict[str, str | None] = {
     "nvidia_data_center": None, "nvidia_networking": "sigma_networking",
     "nvidia_compute": "sigma_networking", "amd_data_center": "sigma_amd",
     "broadcom_ai": None,
 }
-
-
-def gompertz_log(t: Any, log_ceiling: Any, level_ref: Any, decay: Any, t_ref: float,
-                 xp: Any = np) -> Any:
-    """Gompertz curve in log spend: ``log K - (log K - L) exp(-c (t - t_ref))``.
-
-    Parameters
-    ----------
-    t
-        Time in quarters.
-    log_ceiling
-        ``log K``, the log of the quarterly ceiling.
-    level_ref
-        ``L``, the curve's log level at ``t_ref``.
-    decay
-        ``c`` > 0: the log-growth rate ``c (log K - m(t))`` decays at rate ``c``.
-    t_ref
-        Reference quarter.
-    xp
-        Array module (``numpy`` or ``pytensor.tensor``).
-    """
-    return log_ceiling - (log_ceiling - level_ref) * xp.exp(-decay * (t - t_ref))
-
-
-def ar1_deviations(z: Any, phi: Any, sigma: Any, xp: Any = np,
-                   length: int | None = None) -> Any:
-    """Stationary AR(1) path from standard-normal innovations ``z`` (last axis = time).
-
-    ``u_0 = sigma / sqrt(1 - phi^2) z_0`` and ``u_t = phi u_{t-1} + sigma z_t``, computed as
-    one lower-triangular matrix product (no scan: fast gradients in PyMC). ``length`` is the
-    number of time steps, required when ``z`` is symbolic.
-    """
-    n = int(z.shape[-1]) if length is None else length
-    idx = np.arange(n)
-    lag = idx[:, None] - idx[None, :]
-    mask = lag >= 0
-    # phi ** lag below the diagonal, 0 above: u = M @ (scale * z).
-    matrix = xp.where(mask, phi ** np.where(mask, lag, 0), 0.0)
-    scale = xp.where(idx == 0, sigma / xp.sqrt(1.0 - phi**2), sigma)
-    return (scale * z) @ matrix.T
-
-
-def ar1_logp(u: Any, phi: Any, sigma: Any, xp: Any = np) -> Any:
-    """Log density of a path ``u`` (last axis = time) under the stationary AR(1).
-
-    ``u_0 ~ N(0, sigma^2 / (1 - phi^2))``, ``u_t | u_{t-1} ~ N(phi u_{t-1}, sigma^2)``.
-    """
-    half_log_2pi = 0.5 * math.log(2.0 * math.pi)
-    sd0 = sigma / xp.sqrt(1.0 - phi**2)
-    first = -half_log_2pi - xp.log(sd0) - 0.5 * (u[..., 0] / sd0) ** 2
-    resid = (u[..., 1:] - phi * u[..., :-1]) / sigma
-    rest = (-half_log_2pi - xp.log(sigma) - 0.5 * resid**2).sum(axis=-1)
-    return first + rest
 
 
 def bridge_walk(start: Any, rise: Any, step: Any, z: Any, xp: Any = np) -> Any:

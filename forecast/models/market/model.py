@@ -10,7 +10,6 @@ import pandas as pd
 
 from forecast.data.hashing import content_digest
 from forecast.models.market.builder import (
-    DEFAULT_PRIORS,
     INNOVATION_VARS,
     SUMMARY_VARS,
     build_market_model,
@@ -18,24 +17,29 @@ from forecast.models.market.builder import (
 )
 from forecast.models.market.data import (
     FORECAST_SERIES,
+    GUIDANCE_COLUMNS,
     market_timeline,
     prepare_market_data,
     statement_readings,
 )
+from forecast.models.market.defaults import DEFAULT_PRIORS
+from forecast.models.market.evidence import nowcast_quarter
 from forecast.models.market.fitted import FittedMarket
 from forecast.models.priors import prior_data
 from forecast.models.protocol import BayesianModel
 
-#: nutpie with a low-rank mass matrix at target_accept 0.99. On the shipped data, 9 fits
-#: (bull/base/bear x 3 seeds) passed the default gate: 0 divergences, max r_hat 1.004, min
-#: bulk ESS 767 (share_sigma[amd], the slowest), 15-31 s each on 2 cores. A diagonal mass
-#: matrix needed ~480 gradient steps per draw, this ~40; at 0.98 the AMD walk's funnel left
-#: occasional divergences, and 1,500 draws left share_sigma[amd] at r_hat 1.0105.
-MARKET_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "target_accept": 0.99,
-                                  "tune": 1000, "draws": 2500, "low_rank_mass_matrix": True}
+#: nutpie with a low-rank mass matrix at target_accept 0.9. On the shipped data (model
+#: version 3) 1,000 draws gave 0 divergences, max r_hat 1.007 and min bulk ESS 557 in 8 s
+#: warm (15 gradient steps a draw; the first fit in a process compiles for about 110 s);
+#: 2,000 draws double the margin over the gate's ESS 400.
+MARKET_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "target_accept": 0.9,
+                                  "tune": 1000, "draws": 2000, "low_rank_mass_matrix": True}
 
 #: The scenario input the ceiling prior is matched to.
 CEILING_INPUT = "tam_ceiling_usd_billions"
+#: Priors whose parameters are ``pm.Data``: scenarios differing only in them share one
+#: compiled sampler.
+SWAPPABLE_PRIORS: tuple[str, ...] = ("ceiling", "growth_longrun")
 
 
 class MarketModel(BayesianModel):
@@ -56,8 +60,9 @@ class MarketModel(BayesianModel):
     default_priors = DEFAULT_PRIORS
     default_sampler = MARKET_SAMPLER
     summary_vars = tuple(SUMMARY_VARS)
-    #: Forecasts continue the total's AR(1) deviation and the share walks.
-    state_vars = {"dev": "quarter", "log_ratio": "quarter"}
+    #: Forecasts continue the share walks from their last quarter (the total's trend starts
+    #: from ``level_last`` and ``growth_last``, gated as summary variables).
+    state_vars = {"log_ratio": "quarter"}
     #: The share walks' non-centred innovations (those a fit's data leave in the model).
     auxiliary_vars = INNOVATION_VARS
 
@@ -90,21 +95,28 @@ class MarketModel(BayesianModel):
         return build_market_model(inputs, self.priors)
 
     def compile_key(self, inputs: Mapping[str, pd.DataFrame]) -> str:
-        """Inputs and priors, with the ceiling prior's values left out (they are ``pm.Data``,
-        see :meth:`swappable_data`): bull, base and bear compile once per process."""
-        ceiling = self.priors["ceiling"]
+        """Inputs and priors, with the values of the swappable priors (ceiling, long-run
+        growth) left out (they are ``pm.Data``, see :meth:`swappable_data`): bull, base and
+        bear compile once per process."""
+        swapped = {name: {"dist": self.priors[name]["dist"],
+                          "data": sorted(prior_data(name, self.priors[name]))}
+                   for name in SWAPPABLE_PRIORS}
         structure = content_digest({
             "data": {key: inputs[key] for key in sorted(inputs)},
-            "priors": {**self.priors, "ceiling": {"dist": ceiling["dist"],
-                                                  "data": sorted(self.swappable_data(inputs))}},
+            "priors": {**self.priors, **swapped},
             "version": self.fitted_class.model_version})
         return f"{self.name}-{structure}"
 
     def swappable_data(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, float]:
-        return prior_data("ceiling", self.priors["ceiling"])
+        data: dict[str, float] = {}
+        for name in SWAPPABLE_PRIORS:
+            data.update(prior_data(name, self.priors[name]))
+        return data
 
     def fitted_frames(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
         frames = {key: inputs[key].copy() for key in ("observations", "censored", "volumes")}
+        frames["guidance"] = inputs.get("guidance", pd.DataFrame(columns=GUIDANCE_COLUMNS)
+                                        ).astype({"guided": float, "actual": float})
         frames["observations"]["calendar_quarter_end"] = pd.to_datetime(
             frames["observations"]["calendar_quarter_end"])
         # Stored as parquet: numeric columns, no infinities (an open bound is NaN).
@@ -114,7 +126,9 @@ class MarketModel(BayesianModel):
         return frames
 
     def fitted_config(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
-        return {"timeline": market_timeline(inputs)}
+        timeline = market_timeline(inputs)
+        return {"timeline": timeline,
+                "nowcast": nowcast_quarter(inputs.get("guidance"), timeline)}
 
     def fitted_meta(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
         return {"data_end": market_timeline(inputs)[-1],

@@ -9,43 +9,54 @@ import numpy as np
 import pandas as pd
 
 from forecast.core.calendar import quarter_label
-from forecast.models.market.data import CENSORED_COLUMNS, LATENT_GROUPS
-from forecast.models.market.math import (
-    SERIES_SIGMA,
-    ar1_deviations,
-    gompertz_log,
-    measurement_log_mean,
-    vendor_log_shares,
-)
+from forecast.models.market.data import CENSORED_COLUMNS, GUIDANCE_COLUMNS, LATENT_GROUPS
+from forecast.models.market.math import SERIES_SIGMA, measurement_log_mean, vendor_log_shares
+
+
+def simulate_total(params: Mapping[str, float], n_quarters: int, level0: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Log spend of the anchor group (NVIDIA) from the damped trend: ``g_0 = growth_init``,
+    then growth first and the level by the new growth, each quarter (see
+    :mod:`forecast.models.market.trend`)."""
+    phi, g_star = params["growth_persistence"], params["growth_longrun"]
+    level, growth = level0, params["growth_init"]
+    out = np.empty(n_quarters)
+    out[0] = level
+    for t in range(1, n_quarters):
+        growth = g_star + phi * (growth - g_star) + params["sigma_growth"] * rng.standard_normal()
+        level = level + growth + params["sigma_level"] * rng.standard_normal()
+        out[t] = level
+    return out
 
 
 def simulate_market(params: Mapping[str, float], n_quarters: int = 32,
                     first_quarter: str = "2018Q1", seed: int = 0,
-                    amd_start: int | None = None, broadcom_start: int | None = None
-                    ) -> dict[str, pd.DataFrame]:
+                    amd_start: int | None = None, broadcom_start: int | None = None,
+                    level0: float = 0.0) -> dict[str, pd.DataFrame]:
     """Simulate observations in the format of :func:`prepare_market_data`.
 
-    ``params`` holds scalar values of every parameter in ``DEFAULT_PRIORS`` (the ceiling in
-    USD bn per year) with ``level_ref`` (the curve's log level at the last quarter) in
-    place of ``level_offset``. NVIDIA Data Center is observed every quarter, AMD and
-    Broadcom from ``amd_start`` / ``broadcom_start`` (default: the last half). Returns the
-    frames of :func:`prepare_market_data` plus ``truth`` (latent spend per quarter), ready
-    for :meth:`MarketModel.fit`.
+    ``params`` holds scalar values of the trend (``growth_longrun``, ``growth_persistence``,
+    ``growth_init``, ``sigma_level``, ``sigma_growth``), the walks (``share_sigma`` and
+    ``ratio_start_<group>`` for every ratio group) and the measurement layer
+    (``nvidia_compute_fraction``, ``broadcom_custom_fraction``, ``amd_cpu_fraction_start``,
+    ``amd_cpu_growth``, ``sigma_amd``). NVIDIA Data Center is observed every quarter, AMD
+    and Broadcom from ``amd_start`` / ``broadcom_start`` (default: the last half). Returns
+    the frames of :func:`prepare_market_data` (no guidance) plus ``truth`` (latent spend per
+    quarter), ready for :meth:`MarketModel.fit`.
     """
     rng = np.random.default_rng(seed)
     t = np.arange(n_quarters, dtype=float)
-    t_ref = float(n_quarters - 1)
     quarters = pd.period_range(pd.Period(first_quarter, freq="Q"), periods=n_quarters, freq="Q")
     labels = [quarter_label(q) for q in quarters]
-    log_k = math.log(params["ceiling"] / 4.0)
-    curve = gompertz_log(t, log_k, params["level_ref"], params["growth_decay"], t_ref)
-    u = ar1_deviations(rng.standard_normal(n_quarters), params["ar_phi"], params["ar_sigma"])
-    log_total = curve + u
-    starts = np.array([params["ratio_start_amd"], params["ratio_start_custom"],
-                       params["ratio_start_aws"]])
+    # The trend is on NVIDIA's compute spend (the anchor), the total NVIDIA over its share.
+    log_nvidia = simulate_total(params, n_quarters, level0, rng)
+    ratio_groups = LATENT_GROUPS[1:]
+    starts = np.array([params[f"ratio_start_{g}"] for g in ratio_groups])
     eta = starts[:, None] + params["share_sigma"] * np.cumsum(
-        rng.standard_normal((3, n_quarters)), axis=1)
-    log_a = log_total + vendor_log_shares(eta)
+        rng.standard_normal((len(ratio_groups), n_quarters)), axis=1)
+    log_shares = vendor_log_shares(eta)
+    log_total = log_nvidia - log_shares[0]
+    log_a = log_total + log_shares
     amd_start = n_quarters // 2 if amd_start is None else amd_start
     broadcom_start = n_quarters // 2 if broadcom_start is None else broadcom_start
     ends = [q.end_time.normalize() for q in quarters]
@@ -71,4 +82,5 @@ def simulate_market(params: Mapping[str, float], n_quarters: int = 32,
     return {"observations": pd.DataFrame(rows),
             "censored": pd.DataFrame(columns=CENSORED_COLUMNS),
             "volumes": pd.DataFrame(columns=["quarter", "units", "sd_log"]),
+            "guidance": pd.DataFrame(columns=GUIDANCE_COLUMNS),
             "truth": truth.rename_axis("quarter").reset_index()}

@@ -1,0 +1,257 @@
+"""The damped local linear trend of log total spend: Kalman filter and forward simulation.
+
+State at quarter t: level ``L_t`` (log total spend) and growth ``g_t`` (its change in the
+quarter). Growth persists and fades towards the long-run growth ``g*``::
+
+    g_t = g* + phi (g_{t-1} - g*) + sigma_growth eta_t
+    L_t = L_{t-1} + g_t + sigma_level eps_t
+    y_t = L_t + obs_sd_t nu_t
+
+``y_t`` is the log total implied by the anchor series or, one quarter past the data, a
+guide's reading with its own ``obs_sd``.
+
+Two equivalent forms. :func:`damped_trend_filter` is the Kalman filter (a loop over
+quarters, numpy: the reference and the tests' oracle). :func:`trend_moments` writes the same
+model in closed form: with the first level known and the reported levels exact, the
+changes ``dy_t = y_t - y_{t-1}`` are jointly normal with mean ``g* + phi^t (g_0 - g*)`` and
+covariance ``sigma_growth^2 phi^|t-u| (1 - phi^(2 min(t,u))) / (1 - phi^2) + sigma_level^2
+[t=u]`` (plus a guide's variance on its step). The PyMC model uses this form: one
+multivariate normal and one linear solve, a small graph with fast gradients (the unrolled
+filter's graph grows too deep to compile quickly). :func:`conditional_state` gives the last
+state given the changes, from which forecasts start.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: Quarters ahead at which the scenario's TAM ceiling bounds the expected path (2030 from
+#: a 2025 data end).
+CEILING_HORIZON = 20
+
+
+@dataclass(frozen=True)
+class TrendParams:
+    """Parameters of the damped trend (scalars, arrays of draws or tensors)."""
+
+    phi: Any
+    growth_longrun: Any
+    sigma_level: Any
+    sigma_growth: Any
+    growth_init: Any
+
+
+@dataclass(frozen=True)
+class FilteredState:
+    """Filtered mean and covariance of (level, growth) at the last step, and the log
+    likelihood of every observation after the first."""
+
+    level: Any
+    growth: Any
+    var_level: Any
+    cov_level_growth: Any
+    var_growth: Any
+    logp: Any
+
+
+def damped_trend_filter(y: Sequence[Any], obs_sd: Sequence[Any], params: TrendParams,
+                        xp: Any = np) -> FilteredState:
+    """Kalman filter of the damped trend over observations ``y`` (one per step).
+
+    The first observation fixes the initial level (variance ``obs_sd[0]**2``) and the
+    initial growth is ``params.growth_init`` (known given the parameters); the log
+    likelihood is that of ``y[1:]`` given ``y[0]``.
+
+    Parameters
+    ----------
+    y, obs_sd
+        Per step: the observed log total and its observation sd (same length >= 1).
+    params
+        :class:`TrendParams`.
+    xp
+        ``numpy`` or ``pytensor.tensor``.
+    """
+    phi, g_star = params.phi, params.growth_longrun
+    q_level, q_growth = params.sigma_level**2, params.sigma_growth**2
+    level, growth = y[0], params.growth_init + 0.0 * y[0]
+    p_ll, p_lg, p_gg = obs_sd[0] ** 2 + 0.0 * y[0], 0.0 * y[0], 0.0 * y[0]
+    logp = 0.0 * y[0]
+    half_log_2pi = 0.5 * math.log(2.0 * math.pi)
+    for t in range(1, len(y)):
+        # Predict: growth first, then the level moves by the new growth.
+        growth = g_star + phi * (growth - g_star)
+        level = level + growth
+        g_gg = phi**2 * p_gg + q_growth
+        g_lg = phi * p_lg + g_gg
+        g_ll = p_ll + 2.0 * phi * p_lg + g_gg + q_level
+        # Update with y_t = L_t + noise.
+        s = g_ll + obs_sd[t] ** 2
+        v = y[t] - level
+        logp = logp - half_log_2pi - 0.5 * xp.log(s) - 0.5 * v**2 / s
+        k_l, k_g = g_ll / s, g_lg / s
+        level, growth = level + k_l * v, growth + k_g * v
+        p_ll, p_lg, p_gg = g_ll - k_l * g_ll, g_lg - k_l * g_lg, g_gg - k_g * g_lg
+    return FilteredState(level, growth, p_ll, p_lg, p_gg, logp)
+
+
+def expected_level(level: Any, growth: Any, phi: Any, g_star: Any, horizon: int) -> Any:
+    """Expected log level ``horizon`` quarters after a state (level, growth).
+
+    ``L + H g* + (g - g*) phi (1 - phi^H) / (1 - phi)``: the growth gap decays geometrically.
+    """
+    return level + horizon * g_star + (growth - g_star) * phi * (1.0 - phi**horizon) / (1.0 - phi)
+
+
+def sample_state(state: FilteredState, rng: np.random.Generator) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """Draws of (level, growth) from the filtered normal, one per draw of its arrays."""
+    var_l = np.maximum(np.asarray(state.var_level, dtype=float), 0.0)
+    var_g = np.maximum(np.asarray(state.var_growth, dtype=float), 0.0)
+    sd_l = np.sqrt(var_l)
+    # Cholesky of [[var_l, cov], [cov, var_g]] written out for a batch of 2x2 matrices.
+    a = np.divide(state.cov_level_growth, sd_l, out=np.zeros_like(sd_l), where=sd_l > 0)
+    b = np.sqrt(np.maximum(var_g - a**2, 0.0))
+    z = rng.standard_normal((2, *sd_l.shape))
+    return state.level + sd_l * z[0], state.growth + a * z[0] + b * z[1]
+
+
+def simulate_trend(level: np.ndarray, growth: np.ndarray, params: TrendParams, horizon: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Log total spend over the next ``horizon`` quarters from states (draws,).
+
+    Random numbers, in order: growth shocks (draws, horizon), then level shocks.
+    """
+    eta = rng.standard_normal((np.size(level), horizon))
+    eps = rng.standard_normal((np.size(level), horizon))
+    out = np.empty((np.size(level), horizon))
+    lev = np.asarray(level, dtype=float).reshape(-1)
+    gro = np.asarray(growth, dtype=float).reshape(-1)
+    phi, g_star = np.reshape(params.phi, -1), np.reshape(params.growth_longrun, -1)
+    s_l, s_g = np.reshape(params.sigma_level, -1), np.reshape(params.sigma_growth, -1)
+    for h in range(horizon):
+        gro = g_star + phi * (gro - g_star) + s_g * eta[:, h]
+        lev = lev + gro + s_l * eps[:, h]
+        out[:, h] = lev
+    return out
+
+
+def trend_moments(phi: Any, g_star: Any, sigma_growth: Any, growth_init: Any,
+                  steps: int) -> tuple[Any, Any]:
+    """Mean (steps,) and covariance (steps, steps) of the growth states ``g_1 .. g_steps``.
+
+    Scalars (numpy or PyTensor) in, one model's moments out; the covariance of ``dy`` adds
+    ``sigma_level^2`` (and any guide variance) on the diagonal.
+    """
+    t = np.arange(1, steps + 1, dtype=float)
+    mean = g_star + phi**t * (growth_init - g_star)
+    lag = np.abs(t[:, None] - t[None, :])
+    low = np.minimum(t[:, None], t[None, :])
+    cov = sigma_growth**2 * phi**lag * (1.0 - phi ** (2.0 * low)) / (1.0 - phi**2)
+    return mean, cov
+
+
+def conditional_state(dy: Any, mean: Any, growth_cov: Any, dy_cov: Any, sigma_level: Any,
+                      steps: int, solve: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """Normal of (x, g_m) given the changes ``dy``, ``x = L_m - y_{m-1}`` (the last step's
+    level change) and ``g_m`` the last growth.
+
+    ``x = g_m + eps_m`` and ``g_m`` have prior mean ``mean[-1]``; their covariances with
+    ``dy`` are the last rows of ``growth_cov`` (plus ``sigma_level^2`` at the last step for
+    ``x``). Returns (mean x, mean g, var x, cov, var g). ``solve(a, b)`` solves ``a x = b``
+    (``numpy.linalg.solve`` or PyTensor's).
+    """
+    last_row = growth_cov[-1]
+    unit_last = np.zeros(steps)
+    unit_last[-1] = 1.0
+    row_x = last_row + sigma_level**2 * unit_last
+    rhs = _stack_columns([dy - mean, row_x, last_row], solve)
+    sol = solve(dy_cov, rhs)
+    resid, wx, wg = sol[:, 0], sol[:, 1], sol[:, 2]
+    g_mm = growth_cov[-1, -1]
+    mean_x = mean[-1] + (row_x * resid).sum()
+    mean_g = mean[-1] + (last_row * resid).sum()
+    var_x = g_mm + sigma_level**2 - (row_x * wx).sum()
+    cov_xg = g_mm - (row_x * wg).sum()
+    var_g = g_mm - (last_row * wg).sum()
+    return mean_x, mean_g, var_x, cov_xg, var_g
+
+
+def _stack_columns(columns: Sequence[Any], solve: Any) -> Any:
+    """Columns side by side, numpy or PyTensor (whichever ``solve`` belongs to)."""
+    if solve is np.linalg.solve:
+        return np.stack(columns, axis=1)
+    import pytensor.tensor as pt
+
+    return pt.stack(columns, axis=1)
+
+
+def growth_filter(dy: Sequence[Any], obs_var: Sequence[float | Any], params: TrendParams,
+                  xp: Any = np, start_var: Any = 0.0) -> FilteredState:
+    """The damped trend's filter on the level changes ``dy_t = y_t - y_{t-1}``.
+
+    With reported levels exact, ``dy_t = g_t + sigma_level eps_t (+ a guide's noise of
+    variance obs_var[t])``: a one-dimensional filter of the growth, a handful of scalar
+    operations a step (the graph stays small for PyMC; the two-dimensional filter of
+    :func:`damped_trend_filter` is the reference it is tested against). Returns the state
+    of the last step as (x, g): ``level`` is ``x = L_m - y_{m-1}``, the last step's level
+    change, with its variance and covariance with the growth; ``logp`` that of ``dy``.
+    The growth starts at ``params.growth_init`` with variance ``start_var`` (continuing a
+    filter that ran before).
+    """
+    phi, g_star = params.phi, params.growth_longrun
+    q_level, q_growth = params.sigma_level**2, params.sigma_growth**2
+    half_log_2pi = 0.5 * math.log(2.0 * math.pi)
+    m_g, p_g = params.growth_init, start_var + 0.0 * q_growth
+    logp = 0.0 * q_growth
+    mean_x = var_x = cov_xg = 0.0 * q_growth
+    for t, change in enumerate(dy):
+        m_g = g_star + phi * (m_g - g_star)
+        p_g = phi**2 * p_g + q_growth
+        p_x = p_g + q_level
+        s = p_x + obs_var[t]
+        v = change - m_g
+        logp = logp - half_log_2pi - 0.5 * xp.log(s) - 0.5 * v**2 / s
+        mean_x = m_g + p_x / s * v
+        var_x = p_x - p_x**2 / s
+        cov_xg = p_g - p_g * p_x / s
+        m_g = m_g + p_g / s * v
+        p_g = p_g - p_g**2 / s
+    return FilteredState(mean_x, m_g, var_x, cov_xg, p_g, logp)
+
+
+def growth_filter_scan(dy: np.ndarray, params: TrendParams) -> tuple[Any, Any, Any]:
+    """:func:`growth_filter` over exact changes ``dy`` (data) as one PyTensor ``scan``.
+
+    The same recursion as :func:`growth_filter` with every ``obs_var`` zero, written as a
+    loop node rather than unrolled: an unrolled filter of 26 quarters took numba about 450 s
+    to compile with its gradient, the scan a small fraction of it. Returns (logp, filtered
+    growth mean, its variance) after the last change.
+    """
+    import pytensor
+    import pytensor.tensor as pt
+
+    phi, g_star = params.phi, params.growth_longrun
+    q_level, q_growth = params.sigma_level**2, params.sigma_growth**2
+    half_log_2pi = 0.5 * math.log(2.0 * math.pi)
+
+    def step(change: Any, m_g: Any, p_g: Any, logp: Any, phi: Any, g_star: Any,
+             q_level: Any, q_growth: Any) -> tuple[Any, Any, Any]:
+        m_g = g_star + phi * (m_g - g_star)
+        p_g = phi**2 * p_g + q_growth
+        s = p_g + q_level
+        v = change - m_g
+        logp = logp - half_log_2pi - 0.5 * pt.log(s) - 0.5 * v**2 / s
+        return m_g + p_g / s * v, p_g - p_g**2 / s, logp
+
+    zero = pt.zeros(()) * q_growth
+    (m_g, p_g, logp), _ = pytensor.scan(
+        step, sequences=[pt.as_tensor_variable(np.asarray(dy, dtype=float))],
+        outputs_info=[params.growth_init + zero, zero, zero],
+        non_sequences=[pt.as_tensor_variable(v) for v in (phi, g_star, q_level, q_growth)],
+        strict=True, return_updates=True)
+    return logp[-1], m_g[-1], p_g[-1]
