@@ -231,8 +231,10 @@ def market_parameters_block(fitted: Any) -> Block:
     rows = []
     for name, label in (("nvidia_compute_fraction", "NVIDIA compute fraction of Data Center"),
                         ("broadcom_custom_fraction", "Broadcom custom fraction of AI revenue"),
-                        ("growth_decay", "Gompertz rate c per quarter"),
-                        ("ar_phi", "AR(1) persistence of deviations")):
+                        ("growth_persistence", "growth persistence phi"),
+                        ("growth_longrun", "long-run growth g* per quarter"),
+                        ("growth_last", "NVIDIA compute growth in the last quarter"),
+                        ("guide_beat_nvidia", "NVIDIA beat of its guide (log)")):
         low, mid, high = quantiles(fitted.stacked(name))
         rows.append({"parameter": label, "median": f"{mid:.3f}",
                      "90% interval": f"{low:.3f} to {high:.3f}"})

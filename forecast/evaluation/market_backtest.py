@@ -38,9 +38,13 @@ from forecast.models.market import MarketModel, observed_series
 
 Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]]
 
-#: Backtest sampler settings of the Bayesian model: fewer draws than a publication fit
-#: (scores need a few hundred paths, not ESS 400 on every parameter).
-BACKTEST_SAMPLER: dict[str, Any] = {"draws": 500, "tune": 500, "chains": 2}
+#: Every observed series with history: the backtest scores each (DESIGN section 6).
+BACKTEST_SERIES: tuple[str, ...] = ("nvidia_data_center", "amd_data_center", "broadcom_ai")
+#: Name of the Bayesian model's forecaster and of the out-of-sample stack.
+BAYES = "bayes_market"
+STACK = "stack (bayes_market + rw_drift)"
+#: The naive baseline the stack mixes in.
+STACK_BASELINE = "rw_drift"
 
 #: Long-form metric name of each harness score column.
 METRICS: dict[str, str] = {
@@ -85,8 +89,9 @@ class MarketForecaster:
     """
 
     def __init__(self, model: MarketModel | None = None, **sampler: Any):
+        # The model's own default sampler: a light sampler would score a different model.
         self.model = model or MarketModel()
-        self.sampler = {**BACKTEST_SAMPLER, **sampler}
+        self.sampler = dict(sampler)
 
     def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
                  seed: int) -> SeriesPaths:
@@ -299,32 +304,138 @@ def summarize(tidy: pd.DataFrame,
     return table[["series", "model", "horizon", "n", *ordered]].reset_index(drop=True)
 
 
+def _mixture(model: np.ndarray, walk: np.ndarray, weight: float, seed: int) -> np.ndarray:
+    """Samples of the mixture: each draw from the model with probability ``weight``."""
+    rng = np.random.default_rng(seed)
+    take = rng.random(model.shape[0]) < weight
+    return np.where(take[:, None], model, walk)
+
+
+#: Weights of the Bayesian model the stack tries (the rest goes to the random walk).
+STACK_GRID = np.linspace(0.0, 1.0, 21)
+
+
+def _learn_weight(model: np.ndarray, walk: np.ndarray, actual: np.ndarray, seed: int
+                  ) -> float:
+    """The grid weight with the lowest mean log CRPS on the given cells (0.5 with none)."""
+    if not actual.size:
+        return 0.5
+    losses = [scoring.crps_samples(np.log(_mixture(model, walk, w, seed)), np.log(actual)).mean()
+              for w in STACK_GRID]
+    return float(STACK_GRID[int(np.argmin(losses))])
+
+
+def stack_results(results: Sequence[harness.TaskResult], actuals: MarketActuals,
+                  cutoffs: Sequence[pd.Timestamp], seed: int
+                  ) -> tuple[list[harness.TaskResult], dict[str, float]]:
+    """One stacked forecast (model + random walk with drift) per origin, its weight learnt
+    out of sample: at each origin, the weight minimising the mean log CRPS of the mixture on
+    the cells of earlier origins whose quarters were reported by this origin. The quarter
+    being scored never enters its own weight.
+    """
+    by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
+    seen: list[tuple[np.ndarray, np.ndarray, list[tuple[str, str]]]] = []
+    stacked: list[harness.TaskResult] = []
+    weights: dict[str, float] = {}
+    for cutoff in cutoffs:
+        model, walk = by_key.get((BAYES, cutoff)), by_key.get((STACK_BASELINE, cutoff))
+        if model is None or walk is None:
+            continue
+        known = _reported(actuals, cutoff)
+        history = [(m[:, j], w[:, j], known[cell]) for m, w, cells in seen
+                   for j, cell in enumerate(cells) if cell in known]
+        if history:
+            m_hist = np.stack([h[0] for h in history], axis=1)
+            w_hist = np.stack([h[1] for h in history], axis=1)
+            weight = _learn_weight(m_hist, w_hist, np.array([h[2] for h in history]), seed)
+        else:
+            weight = 0.5
+        where = {cell: j for j, cell in enumerate(walk.cells)}
+        cells = [cell for cell in model.cells if cell in where]
+        mine = model.samples[:, [model.cells.index(c) for c in cells]]
+        theirs = walk.samples[:, [where[c] for c in cells]]
+        mixed = _mixture(mine, theirs, weight, harness.task_seed(seed, STACK, cutoff))
+        stacked.append(harness.TaskResult(STACK, cutoff, cells, mixed, {"weight": weight}, 0.0))
+        weights[harness.origin_label(cutoff)] = weight
+        labels = actuals.labels(cutoff)
+        seen.append((mine, theirs, [(c[0], labels[c]) for c in cells]))
+    return stacked, weights
+
+
+def _reported(actuals: MarketActuals, cutoff: pd.Timestamp) -> dict[tuple[str, str], float]:
+    """(series, fiscal period) -> value of every quarter reported by ``cutoff``."""
+    cut = actuals.dataset.as_of(cutoff)
+    out: dict[tuple[str, str], float] = {}
+    for name in actuals.series:
+        rows = observed_series(cut, name)
+        out.update({(name, str(fp)): float(v)
+                    for fp, v in zip(rows["fiscal_period"], rows["value"], strict=True)})
+    return out
+
+
+def _score(results: Sequence[harness.TaskResult], actuals: MarketActuals,
+           cutoffs: Sequence[pd.Timestamp], horizon: int) -> pd.DataFrame:
+    """The harness's scores with the fiscal period of each cell. The model, the random walk
+    and the stack are scored on the cells all three forecast (a fair comparison); ETS and
+    UC, which need longer histories, on their own cells."""
+    truth = {cutoff: dict(actuals(cutoff)) for cutoff in cutoffs}
+    paired = {BAYES, STACK_BASELINE, STACK}
+    parts = [harness.score_results([r for r in results if r.forecaster in paired], truth,
+                                   range(1, horizon + 1), common_cells=True),
+             harness.score_results([r for r in results if r.forecaster not in paired],
+                                   truth, range(1, horizon + 1))]
+    scored = pd.concat(parts, ignore_index=True)
+    scored.attrs["failures"] = parts[0].attrs["failures"] + parts[1].attrs["failures"]
+    scored.attrs["info"] = parts[0].attrs["info"] + parts[1].attrs["info"]
+    labels = {cutoff: actuals.labels(cutoff) for cutoff in cutoffs}
+    scored.insert(4, "fiscal_period", [labels[o][(k, h)] for k, o, h in
+                                       zip(scored["key"], scored["origin"], scored["horizon"],
+                                           strict=True)])
+    return scored
+
+
 def backtest_market(dataset: Any, origins: int = 6, horizon: int = 4, draws: int = 1000,
-                    series: Sequence[str] = ("nvidia_data_center",), seed: int = 0,
+                    series: Sequence[str] = BACKTEST_SERIES, seed: int = 0,
                     sampler: Mapping[str, Any] | None = None,
                     include_bayes: bool = True,
                     progress: Callable[[str], None] | None = None, *,
                     map_fn: harness.MapFn = map
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Backtest the market model against random walk with drift, ETS and UC.
+    """Backtest the market model against random walk with drift, ETS and UC, and their
+    out-of-sample stack (:func:`stack_scores`).
 
     For ``python cli.py backtest market [--origins N] [--horizon H]``: returns ``(tidy,
-    summary)``, the long form of :func:`rolling_origin` and :func:`summarize`. ``sampler``
-    overrides the Bayesian model's :data:`BACKTEST_SAMPLER`; the per-origin fit diagnostics
-    are in ``tidy.attrs["fits"]`` and the JSON-shaped summary of
+    summary)``, the long form of :func:`rolling_origin` and :func:`summarize`. The model
+    fits at its default sampler (``sampler`` overrides it); the per-origin fit diagnostics
+    are in ``tidy.attrs["fits"]``, the stack's weight of the model per origin in
+    ``tidy.attrs["weights"]`` and the JSON-shaped summary of
     :func:`forecast.evaluation.harness.summarize_scores` in ``tidy.attrs["report"]``.
     """
     forecasters: dict[str, Forecaster] = {}
     if include_bayes:
-        forecasters["bayes_market"] = MarketForecaster(**dict(sampler or {}))
+        forecasters[BAYES] = MarketForecaster(**dict(sampler or {}))
     for name, baseline in BASELINES.items():
         forecasters[name] = BaselineForecaster(baseline())
-    scored = market_scores(dataset, forecasters, series=series, origins=origins,
-                           horizon=horizon, draws=draws, seed=seed, progress=progress,
-                           map_fn=map_fn)
+    cutoffs = cutoffs_for(dataset, series[0], origins, horizon)
+    names = tuple(series)
+    tasks = {name: CutoffForecast(dataset, forecaster, names, horizon, draws, seed)
+             for name, forecaster in forecasters.items()}
+    actuals = MarketActuals(dataset, names, horizon)
+    results = []
+    for result in map_fn(harness.run_task, harness.make_tasks(tasks, cutoffs)):
+        if progress is not None and result.error is None:
+            progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
+                     f"{result.seconds:.1f}s")
+        results.append(result)
+    weights: dict[str, float] = {}
+    if include_bayes:
+        stacked, weights = stack_results(results, actuals, cutoffs, seed)
+        results += stacked
+    scored = _score(results, actuals, cutoffs, horizon)
     tidy = long_scores(scored)
-    tidy.attrs["failures"] = scored.attrs["failures"]
-    tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs["info"]
-                          if entry["forecaster"] == "bayes_market" and entry["info"]]
+    tidy.attrs["failures"] = scored.attrs.get("failures", [])
+    tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs.get("info", [])
+                          if entry["forecaster"] == BAYES and entry["info"]]
+    tidy.attrs["weights"] = weights
     tidy.attrs["report"] = harness.summarize_scores(scored)
     return tidy, summarize(tidy)

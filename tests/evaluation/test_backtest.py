@@ -154,7 +154,8 @@ def test_score_paths_keys() -> None:
 def test_backtest_market_baselines_only(dataset) -> None:
     messages: list[str] = []
     tidy, summary = backtest_market(dataset, origins=1, horizon=2, draws=100,
-                                    include_bayes=False, progress=messages.append)
+                                    series=("nvidia_data_center",), include_bayes=False,
+                                    progress=messages.append)
     assert set(summary["model"]) == {"rw_drift", "ets", "uc"} and tidy.attrs["fits"] == []
     assert len(messages) == 3 and messages[0].startswith("rw_drift as of ")
     report = tidy.attrs["report"]
@@ -168,11 +169,16 @@ def test_backtest_market_end_to_end(dataset) -> None:
     # Plumbing only: PyMC's NUTS (its C compile is cached on disk, nutpie's numba compile
     # is not) at a loose target_accept, few draws.
     tidy, summary = backtest_market(dataset, origins=1, horizon=2, draws=200,
+                                    series=("nvidia_data_center",),
                                     sampler={"draws": 100, "tune": 150, "nuts_sampler": "pymc",
                                              "target_accept": 0.8})
-    assert set(summary["model"]) == {"bayes_market", "rw_drift", "ets", "uc"}
+    stack = "stack (bayes_market + rw_drift)"
+    assert set(summary["model"]) == {"bayes_market", "rw_drift", "ets", "uc", stack}
     assert isinstance(summary, pd.DataFrame) and len(tidy.attrs["fits"]) == 1
     assert "max_r_hat" in tidy.attrs["fits"][0]
     report = tidy.attrs["report"]
-    assert [m["model"] for m in report["models"]] == ["bayes_market", "rw_drift", "ets", "uc"]
+    assert [m["model"] for m in report["models"]] == ["bayes_market", "rw_drift", stack,
+                                                      "ets", "uc"]
+    # One origin: no earlier origin to learn from, the stack's weight is the even 0.5.
+    assert list(tidy.attrs["weights"].values()) == [0.5]
     assert all(m["pooled"]["n"] == 2 for m in report["models"])

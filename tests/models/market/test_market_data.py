@@ -48,21 +48,38 @@ def test_prepare_market_data_on_shipped_data(dataset) -> None:
     assert censored.loc["amd", "lower"] == pytest.approx(5.0)
     assert censored.loc["amd", "upper"] == np.inf
     assert censored.loc["amd", "quarters"] == "2024Q1,2024Q2,2024Q3,2024Q4"
-    # "several billion" a year (USD 2-9 bn), said on the Q3 call (2025-10-30): an interval
-    # on 2025Q3's quarterly spend.
-    assert censored.loc["aws", "kind"] == "interval"
-    assert censored.loc["aws", "quarters"] == "2025Q3"
-    assert censored.loc["aws", ["lower", "upper"]].to_list() == pytest.approx([0.5, 2.25])
+    # NVIDIA's share of 2024 spend from the published share estimates: a soft interval.
+    assert censored.loc["nvidia", "kind"] == "share"
+    assert censored.loc["nvidia", ["lower", "upper"]].to_list() == pytest.approx([0.75, 0.95])
+    # Amazon's run rates are revenue (the AWS silicon model's), not spend at cost.
+    assert "aws" not in censored.index
 
 
-def test_qualitative_reading_is_an_argument(dataset) -> None:
+def test_guidance_reads_nvidia_total_revenue_as_data_center(dataset) -> None:
+    guides = prepare_market_data(dataset)["guidance"].set_index(["series", "fiscal_period"])
+    # FY2026Q3 guide $54.0B of total revenue, given with FY2026Q2: Data Center 41.1 of
+    # 46.7 then, so 54.0 x 41.1 / 46.7 of Data Center; actual 51.2.
+    row = guides.loc[("nvidia_data_center", "FY2026Q3")]
+    assert row["guided"] == pytest.approx(54.0 * 41.1 / 46.7)
+    assert row["actual"] == pytest.approx(51.2)
+    assert row["quarter"] == "2025Q3"
+    # Broadcom's FY2025Q4 guide (6.2, given 2025-09-04) is of a quarter not yet reported;
+    # its recalled Q1 FY25 guide and its "more than" guide are left out.
+    bc = guides.loc[("broadcom_ai", "FY2025Q4")]
+    assert bc["guided"] == pytest.approx(6.2) and np.isnan(bc["actual"])
+    assert ("broadcom_ai", "FY2025Q1") not in guides.index
+    assert ("broadcom_ai", "FY2024Q4") not in guides.index
+    # A cut keeps the guides released with the quarters it keeps.
+    cut = prepare_market_data(dataset.as_of("2024-10-27"))["guidance"]
+    nvidia = cut[cut["series"] == "nvidia_data_center"]
+    assert nvidia["fiscal_period"].iloc[-1] == "FY2025Q4"
+    assert np.isnan(nvidia["actual"].iloc[-1])
+
+
+def test_qualitative_reading_is_kept_for_the_aws_silicon_model(dataset) -> None:
     assert QUALITATIVE_BILLIONS == {"several billion": (2.0, 9.0)}
     data = prepare_market_data(dataset, qualitative={"several billion": (4.0, 12.0)})
-    aws = data["censored"].set_index("group").loc["aws"]
-    assert [aws["lower"], aws["upper"]] == pytest.approx([1.0, 3.0])
-    # A phrase with no reading is not used.
-    unread = prepare_market_data(dataset, qualitative={})
-    assert list(unread["censored"]["group"]) == ["amd"]
+    pd.testing.assert_frame_equal(data["censored"], prepare_market_data(dataset)["censored"])
 
 
 def test_run_rate_statements_numbers_and_dates() -> None:
@@ -131,22 +148,6 @@ def test_shipped_scenarios_read_statements_as_the_defaults(dataset) -> None:
         pd.testing.assert_frame_equal(prepared, default)
     assert statement_readings(load_scenario("base")) == (QUALITATIVE_BILLIONS,
                                                          STATED_NUMBER_FACTORS)
-
-
-def test_a_scenario_reading_several_billion_as_3_to_7_moves_the_bounds(dataset,
-                                                                       tmp_path) -> None:
-    scenario = _child_of_base(tmp_path, """
-        [readings."several billion"]
-        lower = 3.0
-        upper = 7.0
-        unit = "USD billions per year"
-        rationale = "test"
-        """)
-    censored = MarketModel().prepare(dataset, scenario)["censored"].set_index("group")
-    aws = censored.loc["aws"]
-    assert aws["quarters"] == "2025Q3"
-    assert [aws["lower"], aws["upper"]] == pytest.approx([0.75, 1.75])  # a quarter of 3-7
-    assert censored.loc["amd", "lower"] == pytest.approx(5.0)  # the other bound stays
 
 
 def test_a_scenario_reading_a_stated_number(tmp_path) -> None:

@@ -1,4 +1,5 @@
-"""forecast.models.market.fitted: forecasts of a hand-made posterior against closed forms,
+"""forecast.models.market.fitted: forecasts of a hand-made posterior against closed forms of
+the damped trend,
 quarter selection, observed-series paths, annual totals, and a stored fit without PyMC."""
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from forecast.models.market import (
     VENDORS,
     FittedMarket,
     annual_totals,
-    gompertz_log,
     load_market,
 )
 
@@ -27,15 +27,20 @@ TIMELINE = ["2024Q4", "2025Q1", "2025Q2", "2025Q3"]
 N_SAMPLES = 50
 
 
-def _handmade(ar_sigma: float = 0.0, share_sigma: float = 0.0, seed: int = 0) -> FittedMarket:
-    """A one-chain posterior whose samples differ, with the given noise scales."""
+def _handmade(sigma_growth: float = 0.0, share_sigma: float = 0.0, sigma_level: float = 0.0,
+              seed: int = 0) -> FittedMarket:
+    """A one-chain posterior whose samples differ, with the given noise scales and a last
+    state known exactly (zero filtered variance)."""
     rng = np.random.default_rng(seed)
-    n, t = N_SAMPLES, len(TIMELINE)
+    n, t, r = N_SAMPLES, len(TIMELINE), len(RATIO_GROUPS)
 
     def scalar(low: float, high: float) -> tuple[tuple[str, str], np.ndarray]:
         return ("chain", "draw"), rng.uniform(low, high, size=(1, n))
 
-    eta = rng.normal([[-2.0], [-1.5], [-3.0]], 0.3, size=(1, n, 3, t))
+    def fixed(value: float) -> tuple[tuple[str, str], np.ndarray]:
+        return ("chain", "draw"), np.full((1, n), value)
+
+    eta = rng.normal(np.array([-2.0, -1.5, -3.0, -2.5])[:, None], 0.3, size=(1, n, r, t))
     log_total = rng.normal(np.log(60.0), 0.1, size=(1, n, t))
     full = np.concatenate([np.zeros((1, n, 1, t)), eta], axis=2)
     log_spend = log_total[:, :, None, :] + full - np.log(np.exp(full).sum(axis=2,
@@ -43,12 +48,15 @@ def _handmade(ar_sigma: float = 0.0, share_sigma: float = 0.0, seed: int = 0) ->
     posterior = xr.Dataset(
         {"log_spend": (("chain", "draw", "group", "quarter"), log_spend),
          "log_ratio": (("chain", "draw", "ratio_group", "quarter"), eta),
-         "dev": (("chain", "draw", "quarter"), rng.normal(0.0, 0.2, size=(1, n, t))),
-         "share_sigma": (("chain", "draw", "ratio_group"), np.full((1, n, 3), share_sigma)),
-         "ar_sigma": (("chain", "draw"), np.full((1, n), ar_sigma)),
-         "ceiling": scalar(300.0, 900.0), "growth_decay": scalar(0.03, 0.15),
-         "level_ref": scalar(3.8, 4.4), "ar_phi": scalar(0.3, 0.9),
+         "share_sigma": (("chain", "draw", "ratio_group"), np.full((1, n, r), share_sigma)),
+         "sigma_growth": fixed(sigma_growth), "sigma_level": fixed(sigma_level),
+         "growth_persistence": scalar(0.5, 0.95), "growth_longrun": scalar(0.01, 0.05),
+         "growth_init": scalar(0.0, 0.1), "growth_last": scalar(0.05, 0.2),
+         "level_last": (("chain", "draw"), log_spend[:, :, 0, -1]),
+         "state_var_level": fixed(0.0), "state_cov": fixed(0.0),
+         "state_var_growth": fixed(0.0),
          "google_fraction_of_custom": scalar(0.5, 0.9),
+         "rest_custom_fraction": scalar(0.2, 0.8),
          "nvidia_compute_fraction": scalar(0.8, 0.9),
          "broadcom_custom_fraction": scalar(0.5, 0.8),
          "amd_cpu": (("chain", "draw", "quarter"), rng.uniform(3.0, 4.0, size=(1, n, t))),
@@ -63,54 +71,69 @@ def _handmade(ar_sigma: float = 0.0, share_sigma: float = 0.0, seed: int = 0) ->
         "quarter": ["2025Q2", "2025Q3", "2025Q3"], "value": [40.0, 50.0, 4.0]})
     summary = pd.DataFrame({"parameter": ["ceiling"], "mean": [600.0]})
     return FittedMarket(posterior=posterior, data={"observations": observations},
-                        config={"timeline": TIMELINE}, summary_table=summary)
+                        config={"timeline": TIMELINE, "nowcast": None},
+                        summary_table=summary)
 
 
-def test_noiseless_forecast_is_the_curve_plus_decaying_deviation() -> None:
+def test_noiseless_forecast_keeps_the_momentum_fading_to_the_long_run() -> None:
     fit = _handmade()
     paths = fit.forecast(6)
     assert list(paths["quarter"].values) == ["2025Q4", "2026Q1", "2026Q2", "2026Q3",
                                              "2026Q4", "2027Q1"]
-    s = {name: fit.stacked(name) for name in ("ceiling", "growth_decay", "level_ref",
-                                              "ar_phi", "google_fraction_of_custom")}
-    h = np.arange(1, 7)
-    curve = gompertz_log(3.0 + h[None, :], np.log(s["ceiling"] / 4)[:, None],
-                         s["level_ref"][:, None], s["growth_decay"][:, None], 3.0)
-    dev = fit.stacked("dev")[:, -1:] * s["ar_phi"][:, None] ** h[None, :]
-    assert_allclose(paths["total"].values, np.exp(curve + dev), rtol=1e-12)
-    # No share noise: each vendor keeps its last share; custom splits by the Google fraction.
+    s = {name: fit.stacked(name)[:, None] for name in (
+        "growth_persistence", "growth_longrun", "growth_last", "level_last")}
+    h = np.arange(1, 7)[None, :]
+    # g_h = g* + phi^h (g_0 - g*); the level adds them up.
+    growth = s["growth_longrun"] + s["growth_persistence"] ** h * (
+        s["growth_last"] - s["growth_longrun"])
+    log_nvidia = s["level_last"] + np.cumsum(growth, axis=1)
     eta = fit.stacked("log_ratio")[:, :, -1]
     weights = np.exp(np.concatenate([np.zeros((N_SAMPLES, 1)), eta], axis=1))
     share = weights / weights.sum(axis=1, keepdims=True)
-    google = s["google_fraction_of_custom"]
-    expected = np.stack([share[:, 0], share[:, 1], share[:, 2] * google,
-                         share[:, 2] * (1 - google), share[:, 3]], axis=1)
-    assert list(paths["vendor"].values) == list(VENDORS)
+    assert_allclose(paths["total"].values, np.exp(log_nvidia) / share[:, :1], rtol=1e-12)
+    # No share noise: each group keeps its last share; Broadcom's custom group splits by
+    # the Google fraction, the rest of it joins `rest` in `other`.
+    google = fit.stacked("google_fraction_of_custom")
+    rest_custom = fit.stacked("rest_custom_fraction")
+    expected = np.stack([share[:, 0], share[:, 1], share[:, 2] * google, share[:, 3],
+                         share[:, 2] * (1 - google) + share[:, 4]], axis=1)
+    assert list(paths["vendor"].values) == ["nvidia", "amd", "google", "aws", "other"]
     assert_allclose(paths["spend"].values / paths["total"].values[:, :, None],
                     np.repeat(expected[:, None, :], 6, axis=1), rtol=1e-12)
     assert_allclose(paths["total"].values, paths["spend"].sum("vendor").values)
+    custom = share[:, 2] * (1 - google) + share[:, 4] * rest_custom
+    assert_allclose(paths["custom_other"].values / paths["total"].values,
+                    np.repeat(custom[:, None], 6, axis=1), rtol=1e-12)
 
 
-def test_deviation_spread_grows_as_the_stationary_ar1() -> None:
-    fit = _handmade(ar_sigma=0.2)
-    # Every sample alike, phi = 0.6: the paths' spread is the AR(1) noise alone.
+def test_growth_shocks_accumulate_as_the_damped_trend_says() -> None:
+    fit = _handmade(sigma_growth=0.05)
+    # Every sample alike, phi = 0.8: the paths' spread is the growth noise alone.
     fit.posterior = fit.posterior.map(lambda v: v.isel(draw=[0] * N_SAMPLES))
-    fit.posterior["ar_phi"][:] = 0.6
-    total = np.log(fit.forecast(8, draws=20000, seed=4)["total"].values)
-    # sd of the deviation h steps ahead: sigma sqrt((1 - phi^(2h)) / (1 - phi^2)).
+    fit.posterior["growth_persistence"][:] = 0.8
+    log_total = np.log(fit.forecast(8, draws=20000, seed=4)["total"].values)
+    # A shock in quarter j moves the level in quarter h by (1 - phi^(h-j+1)) / (1 - phi).
     h = np.arange(1, 9)
-    expected = 0.2 * np.sqrt((1 - 0.6 ** (2 * h)) / (1 - 0.36))
-    assert_allclose(total.std(axis=0), expected, rtol=0.03)
-    # ... around the curve plus the start's decaying deviation (5 standard errors).
-    one = {name: float(fit.stacked(name)[0]) for name in ("ceiling", "growth_decay",
-                                                          "level_ref")}
-    centre = gompertz_log(3.0 + h, np.log(one["ceiling"] / 4), one["level_ref"],
-                          one["growth_decay"], 3.0) + 0.6**h * fit.stacked("dev")[0, -1]
-    assert (np.abs(total.mean(axis=0) - centre) < 5 * expected / np.sqrt(20000)).all()
+    expected = np.array([0.05 * np.sqrt((((1 - 0.8 ** (k - np.arange(1, k + 1) + 1))
+                                          / 0.2) ** 2).sum()) for k in h])
+    assert_allclose(log_total.std(axis=0), expected, rtol=0.03)
+    assert (np.diff(log_total.std(axis=0)) > 0).all()
+
+
+def test_a_nowcast_state_is_the_first_forecast_quarter() -> None:
+    fit = _handmade()
+    fit.config["nowcast"] = "2025Q4"
+    fit.posterior["level_last"] = fit.posterior["level_last"] + 0.3
+    paths = fit.forecast(2)
+    nvidia = paths["spend"].sel(vendor="nvidia").values
+    assert_allclose(np.log(nvidia[:, 0]), fit.stacked("level_last"), rtol=1e-12)
+    g = fit.stacked("growth_longrun") + fit.stacked("growth_persistence") * (
+        fit.stacked("growth_last") - fit.stacked("growth_longrun"))
+    assert_allclose(np.log(nvidia[:, 1]), fit.stacked("level_last") + g, rtol=1e-12)
 
 
 def test_quarter_labels_select_from_the_simulated_horizon() -> None:
-    fit = _handmade(ar_sigma=0.1, share_sigma=0.1)
+    fit = _handmade(sigma_growth=0.1, share_sigma=0.1)
     full = fit.forecast(7, draws=30, seed=2)
     picked = fit.forecast(["2026Q2", "2027Q2"], draws=30, seed=2)
     assert list(picked["quarter"].values) == ["2026Q2", "2027Q2"]
@@ -128,7 +151,7 @@ def test_history_is_the_posterior_of_the_fitted_quarters() -> None:
     spend = np.exp(fit.stacked("log_spend"))
     assert_allclose(paths["total"].values[:, :4], spend.sum(axis=1))
     assert_allclose(paths["spend"].sel(vendor="aws").values[:, :4], spend[:, 3])
-    assert paths.attrs["data_end"] == "2025Q3" and paths.attrs["model_version"] == "2"
+    assert paths.attrs["data_end"] == "2025Q3" and paths.attrs["model_version"] == "3"
 
 
 def test_series_paths_through_the_measurement_layer() -> None:
@@ -173,7 +196,7 @@ def test_annual_totals_complete_years_and_quantiles() -> None:
 
 
 def test_stored_fit_forecasts_the_same_without_pymc(tmp_path) -> None:
-    fit = _handmade(ar_sigma=0.1, share_sigma=0.1)
+    fit = _handmade(sigma_growth=0.1, share_sigma=0.1)
     fit.save(tmp_path / "fit")
     code = (
         "import sys; from forecast.models.market import load_market, annual_totals;"

@@ -8,48 +8,13 @@ import math
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from scipy.stats import norm
 
 from forecast.core.errors import ForecastError
 from forecast.models.market import (
-    ar1_deviations,
-    ar1_logp,
     bridge_walk,
-    gompertz_log,
     measurement_log_mean,
     vendor_log_shares,
 )
-
-
-def test_gompertz_log_matches_level_form() -> None:
-    # Gompertz in levels: S(t) = K exp(-b exp(-c t)); the module writes it through the level
-    # L at t_ref, so b = (log K - L) exp(c t_ref).
-    t = np.arange(20.0)
-    log_k, level, c, t_ref = math.log(150.0), math.log(40.0), 0.07, 12.0
-    b = (log_k - level) * math.exp(c * t_ref)
-    reference = np.log(150.0 * np.exp(-b * np.exp(-c * t)))
-    assert_allclose(gompertz_log(t, log_k, level, c, t_ref), reference)
-    assert gompertz_log(t_ref, log_k, level, c, t_ref) == pytest.approx(level)
-    assert gompertz_log(1e6, log_k, level, c, t_ref) == pytest.approx(log_k)
-
-
-def test_ar1_deviations_match_recursion() -> None:
-    rng = np.random.default_rng(0)
-    z = rng.standard_normal(15)
-    phi, sigma = 0.8, 0.2
-    expected = np.empty(15)
-    expected[0] = sigma / math.sqrt(1 - phi**2) * z[0]
-    for i in range(1, 15):
-        expected[i] = phi * expected[i - 1] + sigma * z[i]
-    assert_allclose(ar1_deviations(z, phi, sigma), expected)
-
-
-def test_ar1_logp_matches_scipy() -> None:
-    u = np.array([0.1, -0.2, 0.05, 0.3])
-    phi, sigma = 0.6, 0.15
-    expected = norm.logpdf(u[0], 0, sigma / math.sqrt(1 - phi**2))
-    expected += norm.logpdf(u[1:], phi * u[:-1], sigma).sum()
-    assert ar1_logp(u, phi, sigma) == pytest.approx(expected)
 
 
 def test_bridge_walk_is_the_random_walk_with_its_rise_split_off() -> None:
@@ -115,16 +80,9 @@ def test_pytensor_forms_match_numpy() -> None:
     pytensor = pytest.importorskip("pytensor")
     pt = pytest.importorskip("pytensor.tensor")
     rng = np.random.default_rng(2)
-    u, z = rng.normal(0.0, 0.2, size=12), rng.standard_normal(12)
+    z = rng.standard_normal(12)
     eta = rng.normal(-2.0, 1.0, size=(3, 12))
-    t = np.arange(12.0)
     cases = [
-        (gompertz_log(t, math.log(150.0), math.log(40.0), 0.07, 11.0),
-         gompertz_log(t, pt.as_tensor(math.log(150.0)), math.log(40.0), pt.as_tensor(0.07),
-                      11.0, xp=pt)),
-        (ar1_logp(u, 0.7, 0.1), ar1_logp(pt.as_tensor(u), pt.as_tensor(0.7), 0.1, xp=pt)),
-        (ar1_deviations(z, 0.7, 0.1),
-         ar1_deviations(pt.as_tensor(z), pt.as_tensor(0.7), 0.1, xp=pt, length=12)),
         (bridge_walk(-1.0, 0.4, 0.2, z), bridge_walk(-1.0, 0.4, 0.2, pt.as_tensor(z), xp=pt)),
         (vendor_log_shares(eta), vendor_log_shares(pt.as_tensor(eta), xp=pt)),
         (measurement_log_mean("amd_data_center", eta[0], {}, cpu=np.full(12, 0.3)),

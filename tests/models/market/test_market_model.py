@@ -31,9 +31,10 @@ def inputs() -> dict[str, pd.DataFrame]:
 
 def _true_params() -> dict[str, float]:
     return {
-        "ceiling": 500.0, "growth_decay": 0.08, "level_ref": math.log(60.0),
-        "ar_phi": 0.7, "ar_sigma": 0.1, "share_sigma": 0.1,
+        "growth_longrun": 0.02, "growth_persistence": 0.7, "growth_init": 0.15,
+        "sigma_level": 0.03, "sigma_growth": 0.03, "share_sigma": 0.1,
         "ratio_start_amd": -2.5, "ratio_start_custom": -2.0, "ratio_start_aws": -4.0,
+        "ratio_start_rest": -3.0,
         "nvidia_compute_fraction": 0.85, "broadcom_custom_fraction": 0.65,
         "google_fraction_of_custom": 0.7, "amd_cpu_fraction_start": 0.8,
         "amd_cpu_growth": 0.02, "aws_chip_value": 1e4, "sigma_networking": 0.2,
@@ -56,12 +57,12 @@ class _LogNormalInput:
 
 def test_priors_have_rationale_and_overrides_merge() -> None:
     assert all("rationale" in spec for spec in DEFAULT_PRIORS.values())
-    model = MarketModel(priors={"ar_phi": {"dist": "beta", "alpha": 2, "beta": 2},
+    model = MarketModel(priors={"growth_persistence": {"dist": "beta", "alpha": 2, "beta": 2},
                                 "ceiling": {"dist": "lognormal", "median": 900, "sigma": 0.3}})
-    assert model.priors["ar_phi"] == {"dist": "beta", "alpha": 2, "beta": 2}
+    assert model.priors["growth_persistence"] == {"dist": "beta", "alpha": 2, "beta": 2}
     assert model.priors["ceiling"] == {"dist": "lognormal", "median": 900, "sigma": 0.3}
-    assert model.priors["growth_decay"]["median"] == 0.08
-    assert model.sampler["nuts_sampler"] == "nutpie" and model.sampler["target_accept"] == 0.99
+    assert model.priors["growth_longrun"]["mu"] == 0.045
+    assert model.sampler["nuts_sampler"] == "nutpie" and model.sampler["target_accept"] == 0.9
     with pytest.raises(ForecastError, match="unknown prior"):
         MarketModel(priors={"not_a_prior": {"dist": "normal", "mu": 0, "sigma": 1}})
 
@@ -80,12 +81,12 @@ def test_ceiling_prior_matches_the_input_band() -> None:
 
 
 def test_scenario_priors_take_the_ceiling_from_the_input() -> None:
-    table = {"market": {"ar_phi": {"dist": "beta", "alpha": 3.0, "beta": 2.0},
+    table = {"market": {"growth_persistence": {"dist": "beta", "alpha": 3.0, "beta": 2.0},
                         "ceiling": {"dist": "lognormal", "median": 100.0, "sigma": 0.1}}}
     with_input = SimpleNamespace(priors=table, inputs={
         "tam_ceiling_usd_billions": _LogNormalInput(700.0, 0.25)})
     priors = MarketModel.scenario_priors(with_input)
-    assert priors["ar_phi"] == {"dist": "beta", "alpha": 3.0, "beta": 2.0}
+    assert priors["growth_persistence"] == {"dist": "beta", "alpha": 3.0, "beta": 2.0}
     assert priors["ceiling"]["median"] == pytest.approx(700.0)  # the input wins
     without = SimpleNamespace(priors=table, inputs={})
     assert MarketModel.scenario_priors(without)["ceiling"]["median"] == 100.0
@@ -95,27 +96,33 @@ def test_scenario_priors_take_the_ceiling_from_the_input() -> None:
     assert model.sampler["draws"] == 10
 
 
-def test_compile_key_ignores_the_ceiling_values_only(inputs) -> None:
+def test_compile_key_ignores_the_swappable_prior_values_only(inputs) -> None:
     def key(**priors) -> str:
         return MarketModel(priors=priors).compile_key(inputs)
 
     bull = {"ceiling": {"dist": "lognormal", "median": 1500.0, "sigma": 0.3}}
     bear = {"ceiling": {"dist": "lognormal", "median": 400.0, "sigma": 0.5}}
     assert key(**bull) == key(**bear) == key()
+    faster = {"growth_longrun": {"dist": "normal", "mu": 0.06, "sigma": 0.01}}
+    assert key(**faster) == key()
     assert key(ceiling={"dist": "gamma", "alpha": 4.0, "beta": 0.01}) != key()
-    assert key(ar_phi={"dist": "beta", "alpha": 2.0, "beta": 2.0}) != key()
+    assert key(growth_persistence={"dist": "beta", "alpha": 2.0, "beta": 2.0}) != key()
     later = {**inputs, "observations": inputs["observations"].iloc[:-1]}
     assert MarketModel().compile_key(later) != key()
     data = MarketModel(priors=bear).swappable_data(inputs)
-    assert data == {"ceiling__mu": pytest.approx(math.log(400.0)), "ceiling__sigma": 0.5}
+    assert data == {"ceiling__mu": pytest.approx(math.log(400.0)), "ceiling__sigma": 0.5,
+                    "growth_longrun__mu": 0.045, "growth_longrun__sigma": 0.015}
 
 
 def test_fitted_frames_are_storable(inputs) -> None:
     model = MarketModel()
     frames = model.fitted_frames(inputs)
     assert frames["censored"]["upper"].isna().tolist() == [True, False]  # open bound: NaN
-    assert frames["censored"]["upper"].iloc[1] == pytest.approx(2.25)
+    assert frames["censored"]["upper"].iloc[1] == pytest.approx(0.95)
+    assert frames["guidance"]["guided"].dtype == float
     assert model.fitted_config(inputs)["timeline"][0] == "2019Q1"
+    # NVIDIA's last guide on file is of a quarter already reported: no nowcast step.
+    assert model.fitted_config(inputs)["nowcast"] is None
     assert model.fitted_meta(inputs) == {"data_end": "2025Q3",
                                          "n_observations": len(inputs["observations"])}
     assert market_series_forecast(load_dataset(), None) == [
@@ -134,7 +141,7 @@ def test_graph_links_spend_to_the_anchor_series(inputs) -> None:
     import pytensor
 
     # The deterministic links at the model's initial point (prior centres, offset 0).
-    names = ["log_spend", "log_total", "level_ref", "nvidia_compute_fraction"]
+    names = ["log_spend", "log_total", "level_last", "nvidia_compute_fraction"]
     outputs = model.replace_rvs_by_values([model[name] for name in names])
     point = model.initial_point()
     function = pytensor.function(model.value_vars, outputs, on_unused_input="ignore")
@@ -143,16 +150,19 @@ def test_graph_links_spend_to_the_anchor_series(inputs) -> None:
     anchor = inputs["observations"].query("series == 'nvidia_data_center'").sort_values(
         "quarter")["value"].to_numpy()
     # NVIDIA compute spend = Data Center revenue x compute fraction, exactly; the groups
-    # add up to the total; the curve's level is the last Data Center figure + the offset.
+    # add up to the total; the trend's last level is NVIDIA's last compute spend.
     np.testing.assert_allclose(np.exp(values["log_spend"][0]),
                                anchor * values["nvidia_compute_fraction"])
     np.testing.assert_allclose(np.exp(values["log_spend"]).sum(axis=0),
                                np.exp(values["log_total"]))
-    assert values["level_ref"] == pytest.approx(math.log(anchor[-1]))  # offset 0 at start
+    assert values["level_last"] == pytest.approx(
+        math.log(anchor[-1] * values["nvidia_compute_fraction"]))
     observed = {rv.name for rv in model.observed_RVs}
     assert observed == {"obs_nvidia_networking", "obs_nvidia_compute", "obs_amd_data_center",
-                        "obs_aws_trainium2_units"}
-    assert {"censored_0", "censored_1", "ar1_total"} <= {p.name for p in model.potentials}
+                        "obs_aws_trainium2_units", "obs_guide_beat_nvidia_data_center",
+                        "obs_guide_beat_broadcom_ai", "obs_guide_broadcom_ai"}
+    assert {"censored_0", "censored_1", "trend_total", "ceiling_path"} <= {
+        p.name for p in model.potentials}
 
 
 def test_simulated_exact_series_are_the_latent_spend_over_their_fractions() -> None:
@@ -162,7 +172,7 @@ def test_simulated_exact_series_are_the_latent_spend_over_their_fractions() -> N
     obs = data["observations"].set_index(["series", "quarter"])["value"]
     np.testing.assert_allclose(obs["nvidia_data_center"], spend["nvidia"] / 0.85)
     np.testing.assert_allclose(obs["broadcom_ai"], spend["custom"].iloc[10:] / 0.65)
-    np.testing.assert_allclose(spend[["nvidia", "amd", "custom", "aws"]].sum(axis=1),
+    np.testing.assert_allclose(spend[["nvidia", "amd", "custom", "aws", "rest"]].sum(axis=1),
                                spend["total"])
     # AMD: accelerators plus a CPU curve that is 80% of the first reported quarter.
     amd = obs["amd_data_center"]
@@ -170,6 +180,7 @@ def test_simulated_exact_series_are_the_latent_spend_over_their_fractions() -> N
     assert 1 - spend["amd"].iloc[12] / amd.iloc[0] == pytest.approx(0.8)
     cpu = amd - spend["amd"].iloc[12:]
     np.testing.assert_allclose(np.diff(np.log(cpu.to_numpy())), 0.02)
-    # The level at the last quarter is level_ref off the AR(1) deviation: near exp(L).
-    assert 0.5 < spend["total"].iloc[-1] / 60.0 < 2.0
+    # NVIDIA's log changes follow the damped trend: growth fading from 0.15 to 0.02.
+    growth = np.diff(np.log(spend["nvidia"].to_numpy()))
+    assert growth[:4].mean() > growth[-4:].mean()
 
