@@ -1,24 +1,22 @@
-"""The damped local linear trend of log total spend: Kalman filter and forward simulation.
+"""The damped local linear trend of the anchor's log spend (NVIDIA's compute spend; the
+total is it over NVIDIA's share): Kalman filters and forward simulation.
 
-State at quarter t: level ``L_t`` (log total spend) and growth ``g_t`` (its change in the
+State at quarter t: level ``L_t`` (log spend) and growth ``g_t`` (its change in the
 quarter). Growth persists and fades towards the long-run growth ``g*``::
 
     g_t = g* + phi (g_{t-1} - g*) + sigma_growth eta_t
     L_t = L_{t-1} + g_t + sigma_level eps_t
     y_t = L_t + obs_sd_t nu_t
 
-``y_t`` is the log total implied by the anchor series or, one quarter past the data, a
+``y_t`` is the log spend implied by the anchor series or, one quarter past the data, a
 guide's reading with its own ``obs_sd``.
 
-Two equivalent forms. :func:`damped_trend_filter` is the Kalman filter (a loop over
-quarters, numpy: the reference and the tests' oracle). :func:`trend_moments` writes the same
-model in closed form: with the first level known and the reported levels exact, the
-changes ``dy_t = y_t - y_{t-1}`` are jointly normal with mean ``g* + phi^t (g_0 - g*)`` and
-covariance ``sigma_growth^2 phi^|t-u| (1 - phi^(2 min(t,u))) / (1 - phi^2) + sigma_level^2
-[t=u]`` (plus a guide's variance on its step). The PyMC model uses this form: one
-multivariate normal and one linear solve, a small graph with fast gradients (the unrolled
-filter's graph grows too deep to compile quickly). :func:`conditional_state` gives the last
-state given the changes, from which forecasts start.
+Two forms of one filter. :func:`damped_trend_filter` is the two-dimensional Kalman filter
+over levels (numpy; the reference the tests check against a dense multivariate normal).
+With the reported levels exact, the changes ``dy_t = y_t - y_{t-1}`` carry everything, and
+:func:`growth_filter` (one dimension, numpy or PyTensor, used for a guide's nowcast step)
+and :func:`growth_filter_scan` (the same recursion as one PyTensor ``scan``, what the PyMC
+model uses: an unrolled filter compiled too slowly) filter the growth alone.
 """
 
 from __future__ import annotations
@@ -138,56 +136,6 @@ def simulate_trend(level: np.ndarray, growth: np.ndarray, params: TrendParams, h
         lev = lev + gro + s_l * eps[:, h]
         out[:, h] = lev
     return out
-
-
-def trend_moments(phi: Any, g_star: Any, sigma_growth: Any, growth_init: Any,
-                  steps: int) -> tuple[Any, Any]:
-    """Mean (steps,) and covariance (steps, steps) of the growth states ``g_1 .. g_steps``.
-
-    Scalars (numpy or PyTensor) in, one model's moments out; the covariance of ``dy`` adds
-    ``sigma_level^2`` (and any guide variance) on the diagonal.
-    """
-    t = np.arange(1, steps + 1, dtype=float)
-    mean = g_star + phi**t * (growth_init - g_star)
-    lag = np.abs(t[:, None] - t[None, :])
-    low = np.minimum(t[:, None], t[None, :])
-    cov = sigma_growth**2 * phi**lag * (1.0 - phi ** (2.0 * low)) / (1.0 - phi**2)
-    return mean, cov
-
-
-def conditional_state(dy: Any, mean: Any, growth_cov: Any, dy_cov: Any, sigma_level: Any,
-                      steps: int, solve: Any) -> tuple[Any, Any, Any, Any, Any]:
-    """Normal of (x, g_m) given the changes ``dy``, ``x = L_m - y_{m-1}`` (the last step's
-    level change) and ``g_m`` the last growth.
-
-    ``x = g_m + eps_m`` and ``g_m`` have prior mean ``mean[-1]``; their covariances with
-    ``dy`` are the last rows of ``growth_cov`` (plus ``sigma_level^2`` at the last step for
-    ``x``). Returns (mean x, mean g, var x, cov, var g). ``solve(a, b)`` solves ``a x = b``
-    (``numpy.linalg.solve`` or PyTensor's).
-    """
-    last_row = growth_cov[-1]
-    unit_last = np.zeros(steps)
-    unit_last[-1] = 1.0
-    row_x = last_row + sigma_level**2 * unit_last
-    rhs = _stack_columns([dy - mean, row_x, last_row], solve)
-    sol = solve(dy_cov, rhs)
-    resid, wx, wg = sol[:, 0], sol[:, 1], sol[:, 2]
-    g_mm = growth_cov[-1, -1]
-    mean_x = mean[-1] + (row_x * resid).sum()
-    mean_g = mean[-1] + (last_row * resid).sum()
-    var_x = g_mm + sigma_level**2 - (row_x * wx).sum()
-    cov_xg = g_mm - (row_x * wg).sum()
-    var_g = g_mm - (last_row * wg).sum()
-    return mean_x, mean_g, var_x, cov_xg, var_g
-
-
-def _stack_columns(columns: Sequence[Any], solve: Any) -> Any:
-    """Columns side by side, numpy or PyTensor (whichever ``solve`` belongs to)."""
-    if solve is np.linalg.solve:
-        return np.stack(columns, axis=1)
-    import pytensor.tensor as pt
-
-    return pt.stack(columns, axis=1)
 
 
 def growth_filter(dy: Sequence[Any], obs_var: Sequence[float | Any], params: TrendParams,

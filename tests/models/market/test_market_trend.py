@@ -1,6 +1,6 @@
 """forecast.models.market.trend: the damped trend's filters against a dense multivariate
-normal (scipy), against each other, and the PyTensor scan against numpy; forward
-simulation against its closed-form mean."""
+normal written out entry by entry (scipy), against each other, and the PyTensor scan
+against numpy; forward simulation against its closed-form mean."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from forecast.models.market.trend import (
     expected_level,
     growth_filter,
     simulate_trend,
-    trend_moments,
 )
 
 PARAMS = TrendParams(phi=0.85, growth_longrun=0.03, sigma_level=0.05, sigma_growth=0.04,
@@ -58,14 +57,6 @@ def test_kalman_filter_and_growth_filter_give_the_dense_likelihood() -> None:
                          (one.cov_level_growth, full.cov_level_growth),
                          (one.var_growth, full.var_growth)]:
         assert mine == pytest.approx(theirs, rel=1e-6)
-
-
-def test_closed_form_moments_match_the_dense_ones() -> None:
-    mean, cov = trend_moments(0.7, 0.02, 0.05, 0.1, 5)
-    assert_allclose(mean, 0.02 + 0.7 ** np.arange(1, 6) * 0.08)
-    # Var(g_t) = sigma^2 (1 - phi^(2t)) / (1 - phi^2), Cov(g_1, g_3) = phi^2 Var(g_1).
-    assert cov[2, 2] == pytest.approx(0.05**2 * (1 - 0.7**6) / (1 - 0.49))
-    assert cov[0, 2] == pytest.approx(0.7**2 * 0.05**2)
 
 
 def test_scan_filter_matches_the_numpy_filter() -> None:
