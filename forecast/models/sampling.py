@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -53,6 +54,25 @@ def progress_bars(enabled: bool = True) -> Iterator[None]:
         _PROGRESS_BARS = saved
 
 
+@contextlib.contextmanager
+def quiet_rewrites() -> Iterator[None]:
+    """Keep PyTensor's failed graph rewrites off the console while a model compiles.
+
+    A rewrite that raises is skipped and the graph stays as it was, so the compiled model is
+    unchanged, but PyTensor logs each failure at ERROR with a traceback (seen: an int8
+    overflow in ``local_subtensor_merge`` on a long simulated series, and
+    ``local_inline_composite_constants`` on the market model): noise that reads like a
+    crash to a user.
+    """
+    logger = logging.getLogger("pytensor.graph.rewriting.basic")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def _show_progress(settings: Mapping[str, Any]) -> bool:
     return bool(settings["progressbar"]) or _PROGRESS_BARS
 
@@ -70,9 +90,10 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
     settings = {**DEFAULT_SAMPLER, **sampler}
     start = time.perf_counter()
     if settings["nuts_sampler"] == "nutpie" and cache_key is not None:
-        return _run_nutpie_cached(model, settings, cache_key, data or {}), \
-            time.perf_counter() - start
-    with model:
+        with quiet_rewrites():
+            idata = _run_nutpie_cached(model, settings, cache_key, data or {})
+        return idata, time.perf_counter() - start
+    with model, quiet_rewrites():
         idata = pm.sample(
             draws=settings["draws"],
             tune=settings["tune"],

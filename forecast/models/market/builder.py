@@ -29,6 +29,8 @@ from forecast.models.market.math import (
 )
 from forecast.models.market.trend import (
     CEILING_HORIZON,
+    SHOCK_SCALE_ALPHA,
+    SHOCK_SCALE_BETA,
     TrendParams,
     expected_level,
     growth_filter,
@@ -48,7 +50,8 @@ SUMMARY_VARS: list[str] = [
     "sigma_growth", "share_sigma", "nvidia_compute_fraction", "broadcom_custom_fraction",
     "amd_cpu_fraction_start", "amd_cpu_growth", "aws_chip_value", "sigma_networking",
     "sigma_amd", "guide_beat_nvidia", "guide_sigma_nvidia", "guide_beat_broadcom",
-    "guide_sigma_broadcom", "log_total", "level_last", "growth_last",
+    "guide_sigma_broadcom", "shock_scale", "shock_scale_nowcast", "log_total", "level_last",
+    "growth_last",
 ]
 
 #: The three parts of a share walk with non-centred innovations (see :func:`_ratio_walk`).
@@ -100,18 +103,23 @@ def build_market_model(data: Mapping[str, pd.DataFrame],
     obs = obs[obs["quarter"].isin(index)]
     anchor = obs[obs["series"] == "nvidia_data_center"].sort_values("quarter")
     log_dc = np.log(anchor["value"].to_numpy())
-    coords = {"quarter": timeline, "ratio_group": list(RATIO_GROUPS),
+    coords = {"quarter": timeline, "change": timeline[1:], "ratio_group": list(RATIO_GROUPS),
               "group": list(LATENT_GROUPS)}
+    guides = data.get("guidance")
+    if guides is None:
+        guides = pd.DataFrame()
     with pm.Model(coords=coords) as model:
         params = _parameters(priors)
+        params["shock_scale"] = pm.InverseGamma("shock_scale", alpha=SHOCK_SCALE_ALPHA,
+                                                beta=SHOCK_SCALE_BETA, dims="change")
         log_nv = log_dc + pt.log(params["nvidia_compute_fraction"])
         eta = _share_walks(obs, index, params, log_nv)
         log_a, log_shares = _total(eta, log_nv)
-        guides = data.get("guidance")
-        if guides is None:
-            guides = pd.DataFrame()
-        _trend(log_dc, log_nv, log_shares[0, -1], params,
-               nowcast_guide(guides, timeline, params))
+        nowcast = nowcast_guide(guides, timeline, params)
+        if nowcast is not None:
+            params["shock_scale_nowcast"] = pm.InverseGamma(
+                "shock_scale_nowcast", alpha=SHOCK_SCALE_ALPHA, beta=SHOCK_SCALE_BETA)
+        _trend(log_dc, log_nv, log_shares[0, -1], params, nowcast)
         _measurements(obs, index, log_a, params, priors)
         _trainium_volumes(data["volumes"], index, log_a, priors)
         guidance_observations(guides, obs, index, log_a, params)
@@ -171,13 +179,16 @@ def _share_walks(obs: pd.DataFrame, index: Mapping[str, int], params: Mapping[st
             observed = [index[q] for q in noisy if q in index]
             if observed:
                 block = (min(observed), max(observed) - min(observed) + 1, None)
+        # The custom group is measured exactly, so its steps are data: they share the
+        # quarter's shock scale with NVIDIA's trend (a jump in NVIDIA moves the ratio too).
+        scales = params["shock_scale"] if group == "custom" else None
         paths.append(_ratio_walk(group, params["ratio_starts"][g], params["share_sigma"][g],
-                                 len(index), block))
+                                 len(index), block, scales))
     return pm.Deterministic("log_ratio", pt.stack(paths), dims=("ratio_group", "quarter"))
 
 
 def _ratio_walk(group: str, start: Any, step: Any, n: int,
-                block: tuple[int, int, Any] | None) -> Any:
+                block: tuple[int, int, Any] | None, scales: Any = None) -> Any:
     """Random walk ``eta_t = eta_{t-1} + step z_t`` (``eta_{-1} = start``) over ``n`` quarters.
 
     Without ``block`` the walk is split into its total rise ``eta_{n-1} - start`` (centred,
@@ -185,7 +196,8 @@ def _ratio_walk(group: str, start: Any, step: Any, n: int,
     :func:`bridge_walk`. With ``block = (a, m, values)`` the quarters ``a .. a + m - 1`` are
     known (functions of data and parameters; ``values`` None: observed with noise): their
     steps enter through the walk's density, the quarters before are a bridge from ``start``
-    and those after stay non-centred.
+    and those after stay non-centred. ``scales`` (one per quarter after the first) widen the
+    known block's steps: the step into quarter t has sd ``step sqrt(scales[t - 1])``.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -212,7 +224,13 @@ def _ratio_walk(group: str, start: Any, step: Any, n: int,
             init_dist=pm.Normal.dist(previous, step), steps=m - 1)
     else:
         steps = pt.concatenate([pt.atleast_1d(values[0] - previous), values[1:] - values[:-1]])
-        pm.Potential(f"walk_{group}", pm.logp(pm.Normal.dist(0.0, step), steps).sum())
+        sd = step
+        if scales is not None:
+            # The step into quarter a + k has the scale of change a + k - 1 (none before
+            # the first quarter: scale 1).
+            root = pt.sqrt(pt.concatenate([pt.ones(1), scales]))
+            sd = step * root[a:a + m]
+        pm.Potential(f"walk_{group}", pm.logp(pm.Normal.dist(0.0, sd), steps).sum())
     pieces.append(values)
     after = n - a - m
     if after > 0:
@@ -255,13 +273,13 @@ def _trend(log_dc: np.ndarray, log_nv: Any, log_share_nv: Any, params: Mapping[s
     phi, g_star = params["growth_persistence"], params["growth_longrun"]
     trend = TrendParams(phi, g_star, params["sigma_level"], params["sigma_growth"],
                         params["growth_init"])
-    logp, m_g, p_g = growth_filter_scan(np.diff(log_dc), trend)
+    logp, m_g, p_g = growth_filter_scan(np.diff(log_dc), trend, params["shock_scale"])
     state = None
     if nowcast is not None:
         # One more step, the guide's reading: the filter from the scan's state.
         start = TrendParams(phi, g_star, trend.sigma_level, trend.sigma_growth, m_g)
         state = growth_filter([nowcast[0] - log_nv[-1]], [nowcast[1] ** 2], start,
-                              xp=pt, start_var=p_g)
+                              xp=pt, start_var=p_g, scales=[params["shock_scale_nowcast"]])
         logp, m_g, p_g = logp + state.logp, state.growth, state.var_growth
     pm.Potential("trend_total", logp)
     if nowcast is None:

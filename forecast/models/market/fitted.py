@@ -32,6 +32,7 @@ from forecast.models.market.math import (
 from forecast.models.market.trend import (
     FilteredState,
     TrendParams,
+    draw_shock_scales,
     sample_state,
     simulate_trend,
 )
@@ -44,7 +45,7 @@ class FittedMarket(Fitted):
     """A fitted market model: latent spend paths, forecasts and per-series predictions."""
 
     model_name: ClassVar[str] = "market"
-    model_version: ClassVar[str] = "3"
+    model_version: ClassVar[str] = "4"
 
     @property
     def timeline(self) -> list[str]:
@@ -61,8 +62,10 @@ class FittedMarket(Fitted):
         NVIDIA's compute spend continues the damped trend from a draw of its last state (the
         state of the quarter after the data when a guide was read there: that draw is the
         first forecast quarter); the shares continue their random walks and the total is
-        NVIDIA over its share. Random numbers, in
-        order: the sample index, the state draw, the trend's shocks, the share walks' steps.
+        NVIDIA over its share. Each future quarter draws its shock variance scale, shared by
+        the trend and the custom group's walk (as in the fit; the nowcast quarter's scale is
+        the posterior's). Random numbers, in order: the sample index, the state draw, the
+        scales, the trend's shocks, the share walks' steps.
         """
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
@@ -79,15 +82,20 @@ class FittedMarket(Fitted):
         state = FilteredState(s["level_last"], s["growth_last"], s["state_var_level"],
                               s["state_cov"], s["state_var_growth"], None)
         level, growth = sample_state(state, rng)
+        scales = draw_shock_scales(rng, (len(pick), horizon))
         if self.config.get("nowcast"):
-            later = simulate_trend(level, growth, trend, horizon - 1, rng)
+            scales[:, 0] = self.stacked("shock_scale_nowcast", pick)
+            later = simulate_trend(level, growth, trend, horizon - 1, rng, scales[:, 1:])
             log_nv = np.concatenate([level[:, None], later], axis=1)
         else:
-            log_nv = simulate_trend(level, growth, trend, horizon, rng)
+            log_nv = simulate_trend(level, growth, trend, horizon, rng, scales)
         eta_last = self.stacked("log_ratio", pick)[:, :, -1]         # (d, R)
         share_sigma = self.stacked("share_sigma", pick)               # (d, R)
-        eta = eta_last[:, :, None] + share_sigma[:, :, None] * np.cumsum(
-            rng.standard_normal((len(pick), len(RATIO_GROUPS), horizon)), axis=2)
+        steps = share_sigma[:, :, None] * rng.standard_normal(
+            (len(pick), len(RATIO_GROUPS), horizon))
+        custom = RATIO_GROUPS.index("custom")
+        steps[:, custom] *= np.sqrt(scales)
+        eta = eta_last[:, :, None] + np.cumsum(steps, axis=2)
         log_shares = vendor_log_shares(eta, axis=1)
         log_future = (log_nv[:, None, :] - log_shares[:, :1]) + log_shares
         return (np.concatenate([log_hist, log_future], axis=2),

@@ -11,20 +11,24 @@ import pandas as pd
 from forecast.core.calendar import quarter_label
 from forecast.models.market.data import CENSORED_COLUMNS, GUIDANCE_COLUMNS, LATENT_GROUPS
 from forecast.models.market.math import SERIES_SIGMA, measurement_log_mean, vendor_log_shares
+from forecast.models.market.trend import draw_shock_scales
 
 
 def simulate_total(params: Mapping[str, float], n_quarters: int, level0: float,
-                   rng: np.random.Generator) -> np.ndarray:
+                   rng: np.random.Generator, scales: np.ndarray | None = None) -> np.ndarray:
     """Log spend of the anchor group (NVIDIA) from the damped trend: ``g_0 = growth_init``,
     then growth first and the level by the new growth, each quarter (see
-    :mod:`forecast.models.market.trend`)."""
+    :mod:`forecast.models.market.trend`). ``scales`` (one per quarter after the first,
+    default ones) are the quarters' shock variance scales."""
     phi, g_star = params["growth_persistence"], params["growth_longrun"]
     level, growth = level0, params["growth_init"]
+    root = np.ones(n_quarters - 1) if scales is None else np.sqrt(scales)
     out = np.empty(n_quarters)
     out[0] = level
     for t in range(1, n_quarters):
-        growth = g_star + phi * (growth - g_star) + params["sigma_growth"] * rng.standard_normal()
-        level = level + growth + params["sigma_level"] * rng.standard_normal()
+        growth = (g_star + phi * (growth - g_star)
+                  + params["sigma_growth"] * root[t - 1] * rng.standard_normal())
+        level = level + growth + params["sigma_level"] * root[t - 1] * rng.standard_normal()
         out[t] = level
     return out
 
@@ -42,18 +46,22 @@ def simulate_market(params: Mapping[str, float], n_quarters: int = 32,
     ``amd_cpu_growth``, ``sigma_amd``). NVIDIA Data Center is observed every quarter, AMD
     and Broadcom from ``amd_start`` / ``broadcom_start`` (default: the last half). Returns
     the frames of :func:`prepare_market_data` (no guidance) plus ``truth`` (latent spend per
-    quarter), ready for :meth:`MarketModel.fit`.
+    quarter) and ``scales`` (each quarter's shock variance scale, drawn from the model's
+    InverseGamma: they widen NVIDIA's trend shocks and the custom group's steps), ready for
+    :meth:`MarketModel.fit`.
     """
     rng = np.random.default_rng(seed)
     t = np.arange(n_quarters, dtype=float)
     quarters = pd.period_range(pd.Period(first_quarter, freq="Q"), periods=n_quarters, freq="Q")
     labels = [quarter_label(q) for q in quarters]
     # The trend is on NVIDIA's compute spend (the anchor), the total NVIDIA over its share.
-    log_nvidia = simulate_total(params, n_quarters, level0, rng)
+    scales = draw_shock_scales(rng, (n_quarters - 1,))
+    log_nvidia = simulate_total(params, n_quarters, level0, rng, scales)
     ratio_groups = LATENT_GROUPS[1:]
     starts = np.array([params[f"ratio_start_{g}"] for g in ratio_groups])
-    eta = starts[:, None] + params["share_sigma"] * np.cumsum(
-        rng.standard_normal((len(ratio_groups), n_quarters)), axis=1)
+    steps = params["share_sigma"] * rng.standard_normal((len(ratio_groups), n_quarters))
+    steps[ratio_groups.index("custom"), 1:] *= np.sqrt(scales)
+    eta = starts[:, None] + np.cumsum(steps, axis=1)
     log_shares = vendor_log_shares(eta)
     log_total = log_nvidia - log_shares[0]
     log_a = log_total + log_shares
@@ -83,4 +91,5 @@ def simulate_market(params: Mapping[str, float], n_quarters: int = 32,
             "censored": pd.DataFrame(columns=CENSORED_COLUMNS),
             "volumes": pd.DataFrame(columns=["quarter", "units", "sd_log"]),
             "guidance": pd.DataFrame(columns=GUIDANCE_COLUMNS),
-            "truth": truth.rename_axis("quarter").reset_index()}
+            "truth": truth.rename_axis("quarter").reset_index(),
+            "scales": pd.DataFrame({"quarter": labels[1:], "scale": scales})}

@@ -4,12 +4,17 @@ total is it over NVIDIA's share): Kalman filters and forward simulation.
 State at quarter t: level ``L_t`` (log spend) and growth ``g_t`` (its change in the
 quarter). Growth persists and fades towards the long-run growth ``g*``::
 
-    g_t = g* + phi (g_{t-1} - g*) + sigma_growth eta_t
-    L_t = L_{t-1} + g_t + sigma_level eps_t
+    g_t = g* + phi (g_{t-1} - g*) + sqrt(lambda_t) sigma_growth eta_t
+    L_t = L_{t-1} + g_t + sqrt(lambda_t) sigma_level eps_t
     y_t = L_t + obs_sd_t nu_t
 
 ``y_t`` is the log spend implied by the anchor series or, one quarter past the data, a
-guide's reading with its own ``obs_sd``.
+guide's reading with its own ``obs_sd``. ``lambda_t`` is the quarter's shock variance scale
+(:data:`SHOCK_SCALE_ALPHA`): with ``lambda_t ~ InverseGamma(nu/2, nu/2)`` both shocks are
+Student-t with ``nu`` degrees of freedom given the scale, so one jump (2023Q2's step into
+generative AI) widens that quarter's variance instead of every quarter's. Given the scales
+the model is linear and Gaussian, so the Kalman filters below stay exact; each takes the
+scales as a sequence (all ones: the Gaussian trend).
 
 Two forms of one filter. :func:`damped_trend_filter` is the two-dimensional Kalman filter
 over levels (numpy; the reference the tests check against a dense multivariate normal).
@@ -31,6 +36,18 @@ import numpy as np
 #: Quarters ahead at which the scenario's TAM ceiling bounds the expected path (2030 from
 #: a 2025 data end).
 CEILING_HORIZON = 20
+#: Degrees of freedom of the trend's shocks: ``lambda_t ~ InverseGamma(nu/2, nu/2)``. Four
+#: keeps a finite variance (2 sigma^2) with tails that make a 0.88 log step (2023Q2) a rare
+#: quarter rather than a reason to widen every quarter's band.
+SHOCK_DOF = 4.0
+#: Shape and rate of the InverseGamma prior of each quarter's variance scale.
+SHOCK_SCALE_ALPHA = SHOCK_DOF / 2.0
+SHOCK_SCALE_BETA = SHOCK_DOF / 2.0
+
+
+def draw_shock_scales(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Variance scales ``lambda ~ InverseGamma(nu/2, nu/2)`` (the reciprocal of a gamma)."""
+    return 1.0 / rng.gamma(SHOCK_SCALE_ALPHA, 1.0 / SHOCK_SCALE_BETA, size=shape)
 
 
 @dataclass(frozen=True)
@@ -58,7 +75,7 @@ class FilteredState:
 
 
 def damped_trend_filter(y: Sequence[Any], obs_sd: Sequence[Any], params: TrendParams,
-                        xp: Any = np) -> FilteredState:
+                        xp: Any = np, scales: Sequence[Any] | None = None) -> FilteredState:
     """Kalman filter of the damped trend over observations ``y`` (one per step).
 
     The first observation fixes the initial level (variance ``obs_sd[0]**2``) and the
@@ -73,6 +90,8 @@ def damped_trend_filter(y: Sequence[Any], obs_sd: Sequence[Any], params: TrendPa
         :class:`TrendParams`.
     xp
         ``numpy`` or ``pytensor.tensor``.
+    scales
+        Shock variance scale of each step after the first (``len(y) - 1``); default ones.
     """
     phi, g_star = params.phi, params.growth_longrun
     q_level, q_growth = params.sigma_level**2, params.sigma_growth**2
@@ -81,12 +100,13 @@ def damped_trend_filter(y: Sequence[Any], obs_sd: Sequence[Any], params: TrendPa
     logp = 0.0 * y[0]
     half_log_2pi = 0.5 * math.log(2.0 * math.pi)
     for t in range(1, len(y)):
+        scale = 1.0 if scales is None else scales[t - 1]
         # Predict: growth first, then the level moves by the new growth.
         growth = g_star + phi * (growth - g_star)
         level = level + growth
-        g_gg = phi**2 * p_gg + q_growth
+        g_gg = phi**2 * p_gg + scale * q_growth
         g_lg = phi * p_lg + g_gg
-        g_ll = p_ll + 2.0 * phi * p_lg + g_gg + q_level
+        g_ll = p_ll + 2.0 * phi * p_lg + g_gg + scale * q_level
         # Update with y_t = L_t + noise.
         s = g_ll + obs_sd[t] ** 2
         v = y[t] - level
@@ -119,10 +139,12 @@ def sample_state(state: FilteredState, rng: np.random.Generator) -> tuple[np.nda
 
 
 def simulate_trend(level: np.ndarray, growth: np.ndarray, params: TrendParams, horizon: int,
-                   rng: np.random.Generator) -> np.ndarray:
+                   rng: np.random.Generator, scales: np.ndarray | None = None) -> np.ndarray:
     """Log total spend over the next ``horizon`` quarters from states (draws,).
 
-    Random numbers, in order: growth shocks (draws, horizon), then level shocks.
+    ``scales`` (draws, horizon) are the quarters' shock variance scales (default ones: the
+    Gaussian trend). Random numbers, in order: growth shocks (draws, horizon), then level
+    shocks.
     """
     eta = rng.standard_normal((np.size(level), horizon))
     eps = rng.standard_normal((np.size(level), horizon))
@@ -131,15 +153,17 @@ def simulate_trend(level: np.ndarray, growth: np.ndarray, params: TrendParams, h
     gro = np.asarray(growth, dtype=float).reshape(-1)
     phi, g_star = np.reshape(params.phi, -1), np.reshape(params.growth_longrun, -1)
     s_l, s_g = np.reshape(params.sigma_level, -1), np.reshape(params.sigma_growth, -1)
+    root = np.ones((np.size(level), horizon)) if scales is None else np.sqrt(scales)
     for h in range(horizon):
-        gro = g_star + phi * (gro - g_star) + s_g * eta[:, h]
-        lev = lev + gro + s_l * eps[:, h]
+        gro = g_star + phi * (gro - g_star) + s_g * root[:, h] * eta[:, h]
+        lev = lev + gro + s_l * root[:, h] * eps[:, h]
         out[:, h] = lev
     return out
 
 
 def growth_filter(dy: Sequence[Any], obs_var: Sequence[float | Any], params: TrendParams,
-                  xp: Any = np, start_var: Any = 0.0) -> FilteredState:
+                  xp: Any = np, start_var: Any = 0.0,
+                  scales: Sequence[Any] | None = None) -> FilteredState:
     """The damped trend's filter on the level changes ``dy_t = y_t - y_{t-1}``.
 
     With reported levels exact, ``dy_t = g_t + sigma_level eps_t (+ a guide's noise of
@@ -149,7 +173,7 @@ def growth_filter(dy: Sequence[Any], obs_var: Sequence[float | Any], params: Tre
     of the last step as (x, g): ``level`` is ``x = L_m - y_{m-1}``, the last step's level
     change, with its variance and covariance with the growth; ``logp`` that of ``dy``.
     The growth starts at ``params.growth_init`` with variance ``start_var`` (continuing a
-    filter that ran before).
+    filter that ran before). ``scales`` are the steps' shock variance scales (default ones).
     """
     phi, g_star = params.phi, params.growth_longrun
     q_level, q_growth = params.sigma_level**2, params.sigma_growth**2
@@ -158,9 +182,10 @@ def growth_filter(dy: Sequence[Any], obs_var: Sequence[float | Any], params: Tre
     logp = 0.0 * q_growth
     mean_x = var_x = cov_xg = 0.0 * q_growth
     for t, change in enumerate(dy):
+        scale = 1.0 if scales is None else scales[t]
         m_g = g_star + phi * (m_g - g_star)
-        p_g = phi**2 * p_g + q_growth
-        p_x = p_g + q_level
+        p_g = phi**2 * p_g + scale * q_growth
+        p_x = p_g + scale * q_level
         s = p_x + obs_var[t]
         v = change - m_g
         logp = logp - half_log_2pi - 0.5 * xp.log(s) - 0.5 * v**2 / s
@@ -172,12 +197,14 @@ def growth_filter(dy: Sequence[Any], obs_var: Sequence[float | Any], params: Tre
     return FilteredState(mean_x, m_g, var_x, cov_xg, p_g, logp)
 
 
-def growth_filter_scan(dy: np.ndarray, params: TrendParams) -> tuple[Any, Any, Any]:
+def growth_filter_scan(dy: np.ndarray, params: TrendParams, scales: Any = None
+                       ) -> tuple[Any, Any, Any]:
     """:func:`growth_filter` over exact changes ``dy`` (data) as one PyTensor ``scan``.
 
     The same recursion as :func:`growth_filter` with every ``obs_var`` zero, written as a
     loop node rather than unrolled: an unrolled filter of 26 quarters took numba about 450 s
-    to compile with its gradient, the scan a small fraction of it. Returns (logp, filtered
+    to compile with its gradient, the scan a small fraction of it. ``scales`` (a tensor,
+    one per change; default ones) are the shock variance scales. Returns (logp, filtered
     growth mean, its variance) after the last change.
     """
     import pytensor
@@ -187,19 +214,22 @@ def growth_filter_scan(dy: np.ndarray, params: TrendParams) -> tuple[Any, Any, A
     q_level, q_growth = params.sigma_level**2, params.sigma_growth**2
     half_log_2pi = 0.5 * math.log(2.0 * math.pi)
 
-    def step(change: Any, m_g: Any, p_g: Any, logp: Any, phi: Any, g_star: Any,
+    def step(change: Any, scale: Any, m_g: Any, p_g: Any, logp: Any, phi: Any, g_star: Any,
              q_level: Any, q_growth: Any) -> tuple[Any, Any, Any]:
         m_g = g_star + phi * (m_g - g_star)
-        p_g = phi**2 * p_g + q_growth
-        s = p_g + q_level
+        p_g = phi**2 * p_g + scale * q_growth
+        s = p_g + scale * q_level
         v = change - m_g
         logp = logp - half_log_2pi - 0.5 * pt.log(s) - 0.5 * v**2 / s
         return m_g + p_g / s * v, p_g - p_g**2 / s, logp
 
     zero = pt.zeros(()) * q_growth
-    (m_g, p_g, logp), _ = pytensor.scan(
-        step, sequences=[pt.as_tensor_variable(np.asarray(dy, dtype=float))],
+    if scales is None:
+        scales = np.ones(len(dy))
+    m_g, p_g, logp = pytensor.scan(
+        step, sequences=[pt.as_tensor_variable(np.asarray(dy, dtype=float)),
+                         pt.as_tensor_variable(scales)],
         outputs_info=[params.growth_init + zero, zero, zero],
         non_sequences=[pt.as_tensor_variable(v) for v in (phi, g_star, q_level, q_growth)],
-        strict=True, return_updates=True)
+        strict=True, return_updates=False)
     return logp[-1], m_g[-1], p_g[-1]
