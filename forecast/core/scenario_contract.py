@@ -37,7 +37,7 @@ FORECAST_METRICS: Final = (
     "tam",
     "share",
     "spend",
-    "google_aws_silicon_spend",
+    "custom_silicon_spend",
     "vendor_cost",
     "price",
     "cost_per_pflop_hour",
@@ -66,14 +66,14 @@ MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
                "nvidia_compute_fraction", "broadcom_custom_fraction", "google_fraction_of_custom",
                "amd_cpu_fraction_start", "amd_cpu_growth", "aws_chip_value", "sigma_networking",
                "sigma_amd"),
-    "share": ("price_coefficient", "ecosystem_nvidia", "ecosystem_other", "adjustment_speed",
-              "initial_logit", "noise_sigma"),
+    "share": ("price_coefficient", "ecosystem_nvidia", "ecosystem_offset", "adjustment_speed",
+              "deviation_persistence", "deviation_sd", "obs_sd"),
     "diffusion": ("p", "q", "m_ratio", "sigma", "beta"),
 }
 #: Distributions the models' prior builder turns into PyMC variables
 #: (:mod:`forecast.models.priors`).
 PRIOR_DISTRIBUTIONS: Final = ("normal", "lognormal", "halfnormal", "truncnormal", "beta",
-                              "uniform", "gamma", "exponential", "studentt")
+                              "uniform", "gamma", "exponential", "studentt", "zerosumnormal")
 
 #: Launch quarters of the chips beyond the catalogue (``FUTURE_CHIPS`` of the cost paths):
 #: ``quarter`` distributions.

@@ -160,8 +160,9 @@ def historical_costs(
     seed: int = 0,
     point_spread: float = DEFAULT_POINT_SPREAD,
     ramp_quarters: int | None = None,
+    vendors: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Cost per effective PFLOP-hour ``k_v(t)`` per covered vendor and quarter (module doc).
+    """Cost per effective PFLOP-hour ``k_v(t)`` per vendor and quarter (module doc).
 
     Parameters
     ----------
@@ -175,6 +176,10 @@ def historical_costs(
         Quarters a new chip takes to ramp (:func:`~forecast.economics.offers.best_offer`);
         None: the scenario's ``new_chip_ramp_quarters`` setting
         (:func:`~forecast.economics.offers.ramp_quarters_of`).
+    vendors
+        The vendor axis (default: the groups of :func:`share_vendors`). A vendor beyond
+        them (``other``) is priced alongside them, as the forecast's cost paths do, so
+        asking for it changes no other vendor's costs.
 
     Returns
     -------
@@ -183,11 +188,20 @@ def historical_costs(
     """
     if ramp_quarters is None:
         ramp_quarters = ramp_quarters_of(scenario)
-    vendors = share_vendors(dataset)
+    covered = share_vendors(dataset)
+    vendors = covered if vendors is None else tuple(vendors)
     periods = pd.PeriodIndex(list(quarters), freq="Q")
     years = sorted({int(p.year) for p in periods})
     capex = chip_capex(dataset, years, draws, seed, point_spread)
-    cat = chip_specs(dataset).loc[list(capex.index)]
+    extra = [v for v in vendors if v not in covered]
+    if extra:
+        wider = chip_capex(dataset, years, draws, seed, point_spread,
+                           vendors=[*covered, *extra])
+        capex = pd.concat([capex, wider.drop(capex.index, errors="ignore")])
+    cat = chip_specs(dataset, [*covered, *extra])
+    cat = cat[cat["vendor_group"].isin(vendors)]
+    capex = capex.loc[[chip for chip in capex.index if chip in cat.index]]
+    cat = cat.loc[list(capex.index)]
     tflops, tdp = cat["tflops"].to_numpy(float), cat["tdp_w"].to_numpy(float)
     tco = input_medians(scenario, TCO_INPUTS)
     mfu = input_medians(scenario, [f"mfu_{v}" for v in vendors])

@@ -26,6 +26,8 @@ _PRIOR_FORMS: dict[str, tuple[str, Any]] = {
     "gamma": ("Gamma", lambda p: {"alpha": p["alpha"], "beta": p["beta"]}),
     "exponential": ("Exponential", lambda p: {"lam": p["lam"]}),
     "studentt": ("StudentT", lambda p: {"nu": p["nu"], "mu": p["mu"], "sigma": p["sigma"]}),
+    # Normal values that sum to zero along their (last) dimension: offsets around a mean.
+    "zerosumnormal": ("ZeroSumNormal", lambda p: {"sigma": p["sigma"]}),
 }
 
 
@@ -54,7 +56,8 @@ def prior(name: str, spec: Mapping[str, Any], swappable: bool = False, **kwargs:
 
     Supported ``dist`` values: normal(mu, sigma), lognormal(median, sigma), halfnormal(sigma),
     truncnormal(mu, sigma, lower, upper), beta(alpha, beta), uniform(lower, upper),
-    gamma(alpha, beta), exponential(lam), studentt(nu, mu, sigma). Must be called inside a
+    gamma(alpha, beta), exponential(lam), studentt(nu, mu, sigma), zerosumnormal(sigma)
+    (values summing to zero along their dims). Must be called inside a
     ``pm.Model`` context; ``kwargs`` (e.g. ``dims``) pass through. With ``swappable`` the
     parameters are ``pm.Data`` (see :func:`prior_data`), so that models differing only in
     this prior's values share one compiled sampler.

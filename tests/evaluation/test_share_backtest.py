@@ -1,4 +1,5 @@
-"""Tests of the share backtest on the harness: the naive forecast, the actuals, the table."""
+"""Tests of the share backtest on the harness: the naive forecasts, the actuals, the stack,
+the scored frame."""
 
 from __future__ import annotations
 
@@ -9,22 +10,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from forecast.economics.cost_paths import ShareData
+from forecast.economics.share_inputs import ShareData
 from forecast.evaluation import harness, share_backtest
 from forecast.evaluation.share_backtest import (
-    COLUMNS,
-    ConstantShareForecast,
+    DRIFT,
+    MODEL,
+    NAIVE,
+    STACK,
+    RandomWalkForecast,
     ShareActuals,
-    rolling_origin_backtest,
+    share_backtest as run_share_backtest,
+    share_origins,
 )
-from forecast.models.share import simulate_share_data
+from forecast.models.share import StateParams, simulate_share_data
 
 QUARTERS = tuple(str(q) for q in pd.period_range("2022Q1", periods=8, freq="Q"))
 VENDORS = ("nvidia", "amd", "google")
 
 
 def hand_data() -> ShareData:
-    """Eight quarters; AMD unobserved in the first three and in the sixth."""
+    """Eight quarters; AMD unmeasured in the first three and in the sixth."""
     t = len(QUARTERS)
     observed = np.ones((t, 3), dtype=bool)
     observed[:3, 1] = False
@@ -34,13 +39,12 @@ def hand_data() -> ShareData:
     cov = np.zeros((t, 2, 2))
     cov[:, 0, 0], cov[:, 1, 1] = 0.04, 0.01
     cov[~observed[:, 1], 0, 0] = np.nan
-    log_cost = np.zeros((t, 3))
-    return ShareData(QUARTERS, VENDORS, alr, cov, observed, log_cost)
+    return ShareData(QUARTERS, VENDORS, alr, cov, observed, np.zeros((t, 3)))
 
 
 @dataclass(frozen=True)
 class OracleShareModel:
-    """Stands in for the share model: every draw is the observed log-ratio (0 if none)."""
+    """Stands in for the share model: every draw is the measured log-ratio (0 if none)."""
 
     data: ShareData
     horizon: int
@@ -56,109 +60,99 @@ class OracleShareModel:
             for v in (1, 2):
                 value = self.data.alr_mean[o + h, v - 1]
                 cells[(VENDORS[v], h)] = np.full(self.draws, np.nan_to_num(value))
-        return harness.Forecast(cells)
+        return harness.Forecast(cells, {"max_r_hat": 1.0})
 
 
-def test_naive_forecast_keeps_the_last_log_ratio_with_random_walk_spread() -> None:
+def test_constant_share_keeps_the_last_measurement_with_random_walk_spread() -> None:
     data = hand_data()
-    cells = ConstantShareForecast(data, horizon=3, draws=200_000, seed=0)("2022Q4")  # o = 3
-    assert sorted(cells) == [(v, h) for v in ("amd", "google") for h in (1, 2, 3)]
-    # AMD: observed only in 2022Q4 up to the origin: no random-walk term, sd = 0.2 always.
+    cells = RandomWalkForecast(data, horizon=3, draws=200_000, seed=0)("2023Q1")  # o = 4
+    # AMD has two measurements by the origin (fewer than three): no forecast.
+    assert sorted(cells) == [("google", h) for h in (1, 2, 3)]
+    changes = np.diff(data.alr_mean[:5, 1])
     for h in (1, 2, 3):
-        assert cells[("amd", h)].mean() == pytest.approx(data.alr_mean[3, 0], abs=0.003)
-        assert cells[("amd", h)].std() == pytest.approx(0.2, rel=0.01)
-    # Google: last observed at the origin; variance 0.01 + h * var(diff of 4 values).
-    rw_var = np.var(np.diff(data.alr_mean[:4, 1]), ddof=1)
-    for h in (1, 2, 3):
-        assert cells[("google", h)].std() == pytest.approx(np.sqrt(0.01 + h * rw_var), rel=0.01)
+        assert cells[("google", h)].mean() == pytest.approx(data.alr_mean[4, 1], abs=0.003)
+        assert cells[("google", h)].std() == pytest.approx(np.sqrt(h * np.var(changes, ddof=1)),
+                                                           rel=0.01)
 
 
-def test_naive_forecast_after_a_gap_counts_steps_from_the_last_observation() -> None:
+def test_drift_adds_the_mean_change_per_quarter_across_a_gap() -> None:
     data = hand_data()
-    cells = ConstantShareForecast(data, horizon=1, draws=200_000, seed=0)("2023Q2")  # o = 5
-    # AMD observed in 2022Q4 and 2023Q1, not in 2023Q2: the forecast of 2023Q3 continues
-    # 2023Q1 (two steps on); one change only, so no random-walk variance: sd 0.2.
-    assert cells[("amd", 1)].mean() == pytest.approx(data.alr_mean[4, 0], abs=0.003)
-    assert cells[("amd", 1)].std() == pytest.approx(0.2, rel=0.01)
-    # Google, observed at the origin: one step of random-walk variance.
-    rw_var = np.var(np.diff(data.alr_mean[:6, 1]), ddof=1)
-    assert cells[("google", 1)].std() == pytest.approx(np.sqrt(0.01 + rw_var), rel=0.01)
+    cells = RandomWalkForecast(data, horizon=2, draws=200_000, seed=0, drift=True)("2023Q3")
+    # AMD measured in 2022Q4, 2023Q1, 2023Q3 (not 2023Q2): the drift is the total change
+    # over the three quarters between the first and last measurement.
+    amd = data.alr_mean[[3, 4, 6], 0]
+    drift = (amd[-1] - amd[0]) / 3.0
+    assert cells[("amd", 1)].mean() == pytest.approx(amd[-1] + drift, abs=0.003)
+    assert ("amd", 2) not in cells  # 2023Q4 is the last quarter of the data
 
 
-def test_naive_forecast_is_seeded_per_origin() -> None:
-    data = hand_data()
-    naive = ConstantShareForecast(data, horizon=2, draws=50, seed=1)
-    first, again = naive("2022Q4"), naive("2022Q4")
+def test_naive_forecasts_are_seeded_per_origin() -> None:
+    naive = RandomWalkForecast(hand_data(), horizon=2, draws=50, seed=1)
+    first, again = naive("2023Q1"), naive("2023Q1")
     assert all(np.array_equal(first[cell], again[cell]) for cell in first)
-    assert not np.array_equal(first[("google", 1)], naive("2023Q1")[("google", 1)])
+    assert not np.array_equal(first[("google", 1)], naive("2023Q2")[("google", 1)])
 
 
-def test_actuals_are_the_observed_cells_only() -> None:
+def test_actuals_are_the_measured_cells_only() -> None:
     actuals = ShareActuals(hand_data(), horizon=3)("2023Q1")  # o = 4: 2023Q2..2023Q4
     assert sorted(actuals) == [("amd", 2), ("amd", 3), ("google", 1), ("google", 2),
                                ("google", 3)]
     assert actuals[("google", 1)] == pytest.approx(hand_data().alr_mean[5, 1])
 
 
-def test_backtest_table_with_an_oracle_model(monkeypatch) -> None:
+def test_origins_need_three_measured_quarters_before_them() -> None:
+    assert share_origins(hand_data(), origins=20, horizon=2)[0] == "2022Q3"
+    assert share_origins(hand_data(), origins=2, horizon=2) == ["2023Q2", "2023Q3"]
+
+
+def test_scores_of_an_oracle_model_and_the_stack_learnt_out_of_sample(monkeypatch) -> None:
     monkeypatch.setattr(share_backtest, "ShareModelForecast", OracleShareModel)
-    data = hand_data()
-    table = rolling_origin_backtest(data, ["2022Q4", "2023Q3", "2023Q4"], horizon=2, draws=400)
-    assert list(table.columns) == list(COLUMNS)
-    # 2023Q4 is the last quarter: no test quarter, left out. 2022Q4: 2023Q1 and 2023Q2 x 2
-    # vendors, less AMD in 2023Q2 (unobserved); 2023Q3: one quarter left, 2 vendors. Two
-    # methods each.
-    assert len(table) == 2 * (3 + 2)
-    assert table[["origin", "quarter", "horizon", "vendor", "method"]].head(4).values.tolist() == [
-        ["2022Q4", "2023Q1", 1, "amd", "share_model"],
-        ["2022Q4", "2023Q1", 1, "amd", "constant_share"],
-        ["2022Q4", "2023Q1", 1, "google", "share_model"],
-        ["2022Q4", "2023Q1", 1, "google", "constant_share"]]
-    model = table[table["method"] == "share_model"]
+    origins = ["2023Q1", "2023Q2", "2023Q3"]
+    scored = run_share_backtest(hand_data(), origins, horizon=2, draws=400)
+    assert set(scored["forecaster"]) == {MODEL, NAIVE, DRIFT, STACK}
+    model = scored[scored["forecaster"] == MODEL]
     np.testing.assert_allclose(model["crps"], 0.0, atol=1e-12)
-    np.testing.assert_allclose(model["pit"], 0.5)
-    assert model["covered80"].all() and table["log_crps"].isna().all()
-    # Gaussian log score of a point forecast: observation variance only.
-    y_var = np.where(model["vendor"] == "amd", 0.04, 0.01)
-    np.testing.assert_allclose(model["log_score"], -0.5 * np.log(2 * np.pi * y_var))
-    summary = harness.summarize_scores(table, model_column="method")
-    assert [m["model"] for m in summary["models"]] == ["share_model", "constant_share"]
-    assert summary["models"][0]["pooled"]["n"] == 5
+    assert scored["log_crps"].isna().all()
+    # The first origin has no earlier scored cells: weight 0.5; later ones learn the oracle.
+    weights = scored.attrs["weights"]
+    assert weights["2023Q1"] == 0.5 and weights["2023Q3"] == 1.0
+    report = scored.attrs["report"]
+    assert [m["model"] for m in report["models"]][:1] == [MODEL]
+    pooled = {m["model"]: m["pooled"] for m in report["models"]}
+    assert pooled[MODEL]["n"] == pooled[NAIVE]["n"] == pooled[STACK]["n"] > 0
 
 
-def test_backtest_rejects_an_unknown_origin() -> None:
+def test_unknown_origin_is_refused() -> None:
     with pytest.raises(ValueError):
-        rolling_origin_backtest(hand_data(), ["1999Q1"])
+        run_share_backtest(hand_data(), ["1999Q1"])
 
 
-def test_backtest_map_gives_the_serial_table(monkeypatch) -> None:
+def test_a_map_gives_the_serial_scores(monkeypatch) -> None:
     monkeypatch.setattr(share_backtest, "ShareModelForecast", OracleShareModel)
 
     def reversed_map(function, items):
         items = list(items)
         return [function(item) for item in reversed(items)][::-1]
 
-    origins = ["2022Q4", "2023Q1", "2023Q2"]
-    serial = rolling_origin_backtest(hand_data(), origins, horizon=3, draws=100)
-    other = rolling_origin_backtest(hand_data(), origins, horizon=3, draws=100,
-                                    map_fn=reversed_map)
-    pd.testing.assert_frame_equal(serial, other)
+    origins = ["2023Q1", "2023Q2"]
+    serial = run_share_backtest(hand_data(), origins, horizon=3, draws=100)
+    other = run_share_backtest(hand_data(), origins, horizon=3, draws=100, map_fn=reversed_map)
+    pd.testing.assert_frame_equal(serial.reset_index(drop=True), other.reset_index(drop=True))
 
 
 @pytest.mark.slow
 def test_backtest_with_the_share_model_on_simulated_data() -> None:
-    quarters = [str(q) for q in pd.period_range("2020Q1", periods=14, freq="Q")]
-    vendors = ("nvidia", "amd", "google", "aws")
+    # Costs that move the targets: a model that knows them beats a constant share.
+    quarters = [str(q) for q in pd.period_range("2018Q1", periods=24, freq="Q")]
+    vendors = ("nvidia", "amd", "google")
     rng = np.random.default_rng(0)
-    log_cost = np.log(np.array([2.0, 1.8, 1.6, 1.7]))[None] - 0.1 * np.arange(14)[:, None]
-    log_cost = log_cost + 0.05 * rng.standard_normal(log_cost.shape)
-    data = simulate_share_data(quarters, vendors, log_cost, 1.2, [2.5, 0.0, 0.5, -0.5], 0.4,
-                               [-2.5, -2.0, -3.0], 0.1, 0.1, seed=2)
-    sampler = {"draws": 200, "tune": 400, "chains": 2, "random_seed": 5}
-    table = rolling_origin_backtest(data, ["2022Q4"], horizon=2, sampler=sampler, draws=300)
-    assert len(table) == 2 * 3 * 2  # horizons x vendors x methods
-    summary = harness.summarize_scores(table, model_column="method")
-    pooled = {m["model"]: m["pooled"] for m in summary["models"]}
-    # Data simulated from the model itself: its forecasts at the realised costs beat a
-    # constant share that ignores the cost trend.
-    assert pooled["share_model"]["crps"] < pooled["constant_share"]["crps"]
+    log_cost = np.cumsum(rng.normal(0.0, 0.3, (24, 3)), axis=0)
+    params = StateParams(0.5, 0.3, 0.03, 0.03, 1.5)
+    data, _ = simulate_share_data(quarters, vendors, log_cost, 1.5, [-2.0, -2.5], params,
+                                  seed=2)
+    sampler = {"draws": 500, "tune": 500, "random_seed": 5}
+    scored = run_share_backtest(data, ["2022Q4", "2023Q1"], horizon=2, sampler=sampler,
+                                draws=400)
+    pooled = {m["model"]: m["pooled"] for m in scored.attrs["report"]["models"]}
+    assert pooled[MODEL]["n"] == 2 * 2 * 2
+    assert pooled[MODEL]["crps"] < pooled[NAIVE]["crps"]

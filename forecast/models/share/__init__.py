@@ -1,98 +1,74 @@
-"""M4 market share: attraction (multinomial-logit) model with partial adjustment.
+"""M4 market share: a state space over the five vendor groups, driven by costs.
 
 Model
 -----
-For vendor v in quarter t, with ``k_v(t)`` its cost per effective PFLOP-hour::
+For each rival v of NVIDIA (``amd``, ``google``, ``aws``, ``other``) and quarter t, with
+``k_v(t)`` its cost per effective PFLOP-hour (:mod:`forecast.economics.chip_costs`)::
 
-    utility      U_v(t)  = a_v + b * log(1 / k_v(t))
-    target       s*(t)   = cap(softmax(U(t)))                       (supply caps, forecast only)
-    share        s(t)    = s(t-1) + lambda * (s*(t) - s(t-1)),      s(t0) = softmax(0, z)
+    mu*_v(t) = a_v - b (log k_v(t) - log k_nvidia(t))          cost-driven target
+    d_v(t)   = rho d_v(t-1) + sigma_v eps_v(t)                  persistent deviation
+    m_v(t)   = m_v(t-1) + lambda (mu*_v(t) - m_v(t-1)) + d_v(t)  log(spend_v / spend_nvidia)
+    y_v(t)   = m_v(t) + tau_v nu_v(t)                           the market model's measurement
 
-- ``b > 0`` (lognormal prior ``price_coefficient``): cheaper effective compute attracts spend;
-  b = 1 makes attraction proportional to compute per dollar.
-- ``a_v`` is the vendor's ecosystem term (CUDA lock-in for NVIDIA). Only differences of
-  utilities matter, so one vendor's ``a`` is fixed at 0 (``reference_vendor``, default
-  ``google``: the rival observed longest, 2022Q4 on; with AMD as the reference the other
-  ecosystem terms were strongly correlated through AMD's short series and NUTS mixed
-  slower); ``a_nvidia`` has the scenario's prior ``ecosystem_nvidia`` and the remaining
-  vendors ``ecosystem_other``.
-- ``lambda`` in (0, 1) is the share of the gap to the target closed each quarter
-  (``adjustment_speed``); a convex combination of two points of the simplex stays on it.
-- ``z``: log-ratios of the first fitted quarter's shares to NVIDIA's (``initial_logit``) for
-  the vendors observed in that quarter. A vendor with no data in the first quarter (AMD and
-  AWS before 2024) starts at its target log-ratio ``U_v(t0) - U_nvidia(t0)``: a free start
-  that only later data can see is identified only when lambda is small, a funnel on which
-  NUTS diverged.
-
-Likelihood. The data are the additive log-ratios ``y_v(t) = log(D_v / D_nvidia)`` of derived
-vendor dollars (:mod:`forecast.economics.cost_paths`), for the vendors observed in each quarter::
-
-    y(t) ~ MvNormal(log s_v(t) - log s_nvidia(t),  Sigma_t + sigma^2 I)
-
-(logistic-normal). ``Sigma_t`` is the Monte Carlo covariance of the share derivation (units x
-prices), ``sigma`` (``noise_sigma``) the model error on top of it. Log-ratios of the vendors
-present are coherent whatever other vendors are missing, so quarters with partial coverage
-count.
+- ``b > 0`` (``price_coefficient``): a cheaper effective compute than NVIDIA's raises the
+  target; ``a_v = offset_v - ecosystem_nvidia`` carries lock-in (NVIDIA's CUDA lead is the
+  scenario's ``ecosystem_nvidia`` prior); ``lambda`` (``adjustment_speed``) is the speed of
+  switching; ``d_v`` a deviation that persists at rate ``rho`` (``deviation_persistence``):
+  a ramp keeps going for a few quarters.
+- Shares are ``softmax(0, m(t))`` over the five groups: they sum to one on every path.
+- The measurements ``y`` are the market model's posterior mean log-ratios
+  (:mod:`forecast.models.share.data`) in the quarters where a reported series informs the
+  vendor: one answer to "how much did AMD sell" across the package.
+- The latent states are integrated out by a Kalman filter
+  (:mod:`forecast.models.share.statespace`); forecasts start from the filtered state of the
+  last quarter (or from the market model's own draws of it) with the deviation's shocks on,
+  so intervals widen with the horizon.
 
 Scenario levers at forecast time: ``switching_speed`` multiplies lambda (capped at 1),
-``ecosystem_shift`` lowers NVIDIA's ``a`` by that many utility units per year after the last
-fitted quarter, ``supply_caps`` caps target shares and redistributes the excess
-proportionally to the uncapped vendors (:func:`apply_supply_caps`).
-
-Priors (defaults; override from a scenario's ``[priors.share]``)
------------------------------------------------------------------
-==================  ==========================  ============================================
-parameter           default                     why
-==================  ==========================  ============================================
-price_coefficient   LogNormal(median 1, 0.6)    the scenario's prior; 80% range 0.46-2.2
-ecosystem_nvidia    Normal(2, 1)                the scenario's prior: CUDA advantage
-ecosystem_other     Normal(0, 2)                other vendors vs the reference: wide
-adjustment_speed    Beta(2, 3) per quarter      mean 0.4: spend on new chips moves within a
-                                                year, contracts and lock-in slow it
-initial_logit       Normal(-2, 2)               vendors start well below NVIDIA (e^-2 = 0.14)
-noise_sigma         Gamma(2, 6)                 model error in log-ratio units, mean 0.33;
-                                                zero-avoiding: derived shares surely miss
-                                                more than the derivation error (a HalfNormal
-                                                let NUTS diverge near 0)
-==================  ==========================  ============================================
+``ecosystem_shift`` lowers NVIDIA's advantage by that many log-ratio units a year after the
+data, ``supply_caps`` caps target shares (:func:`apply_supply_caps`).
 
 Elasticity of vendor i's target share to vendor j's cost:
 ``d log s*_i / d log k_j = -b (delta_ij - s*_j)`` (:func:`share_elasticities`).
 
 Modules
 -------
-``data`` (vendor roles, the observation layout, the centred cost covariate; the inputs come
-from :func:`forecast.economics.cost_paths.share_inputs`), ``math`` (numpy: softmax targets,
-supply caps, partial adjustment), ``builder`` (default priors and the PyMC model), ``fitted``
-(:class:`FittedShareModel`: fitted shares and forecasts, no PyMC), ``model``
+``statespace`` (targets, filter, simulation: numpy and PyTensor), ``math`` (simplex math),
+``data`` (measurements from a market fit), ``builder`` (default priors, the PyMC model),
+``alignment`` (forecast inputs), ``fitted`` (:class:`FittedShareModel`, no PyMC), ``model``
 (:class:`ShareModel`: the protocol's hooks), ``elasticities`` and ``simulation``. The
-rolling-origin backtest against a constant-share forecast is evaluation, not model: see
-``forecast.evaluation``.
+rolling-origin backtest is evaluation, not model: see ``forecast.evaluation``.
 """
 
 from forecast.models.share.builder import DEFAULT_PRIORS, SUMMARY_VARS, build_share_model
 from forecast.models.share.data import (
-    DEFAULT_REFERENCE,
     NVIDIA,
-    centred_log_cost,
-    observation_layout,
+    market_log_ratios,
+    measured_cells,
+    share_data_from_market,
 )
 from forecast.models.share.elasticities import elasticities
 from forecast.models.share.fitted import FittedShareModel
 from forecast.models.share.math import (
+    additive_log_ratios,
     apply_supply_caps,
-    partial_adjustment,
+    from_log_ratios,
     share_elasticities,
-    share_paths,
     softmax,
-    target_shares,
 )
 from forecast.models.share.model import SHARE_SAMPLER, ShareModel
 from forecast.models.share.simulation import simulate_share_data
+from forecast.models.share.statespace import (
+    StateParams,
+    share_filter,
+    simulate_states,
+    target_log_ratios,
+)
 
 __all__ = [
-    "DEFAULT_PRIORS", "DEFAULT_REFERENCE", "NVIDIA", "SHARE_SAMPLER", "SUMMARY_VARS",
-    "FittedShareModel", "ShareModel", "apply_supply_caps", "build_share_model",
-    "centred_log_cost", "elasticities", "observation_layout", "partial_adjustment",
-    "share_elasticities", "share_paths", "simulate_share_data", "softmax", "target_shares",
+    "DEFAULT_PRIORS", "NVIDIA", "SHARE_SAMPLER", "SUMMARY_VARS", "FittedShareModel",
+    "ShareModel", "StateParams", "additive_log_ratios", "apply_supply_caps",
+    "build_share_model", "elasticities", "from_log_ratios", "market_log_ratios",
+    "measured_cells", "share_data_from_market", "share_elasticities", "share_filter",
+    "simulate_share_data", "simulate_states", "softmax", "target_log_ratios",
 ]

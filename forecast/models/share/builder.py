@@ -1,7 +1,5 @@
-"""The PyMC builder of the share model (see :mod:`forecast.models.share`).
-
-The only module of the package that imports PyMC, inside :func:`build_share_model`.
-"""
+"""The PyMC builder of the share model (see :mod:`forecast.models.share`): default priors
+with their rationale, and the model. PyMC is imported inside :func:`build_share_model`."""
 
 from __future__ import annotations
 
@@ -10,84 +8,117 @@ from typing import Any
 
 import numpy as np
 
-from forecast.economics.cost_paths import ShareData
+from forecast.economics.share_inputs import ShareData
 from forecast.models.priors import prior
-from forecast.models.share.data import (
-    DEFAULT_REFERENCE,
-    NVIDIA,
-    centred_log_cost,
-    observation_layout,
-    start_vendors,
-    vendor_roles,
+from forecast.models.share.data import measured_cells
+from forecast.models.share.statespace import (
+    StateParams,
+    share_filter_scan,
+    target_log_ratios,
 )
 
+#: Sd of the first quarter's log-ratio around its target (the filter's starting spread):
+#: wide, the first measurements place it.
+START_SD = 1.5
+
 DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
-    "price_coefficient": {"dist": "lognormal", "median": 1.0, "sigma": 0.6},
-    "ecosystem_nvidia": {"dist": "normal", "mu": 2.0, "sigma": 1.0},
-    "ecosystem_other": {"dist": "normal", "mu": 0.0, "sigma": 2.0},
-    "adjustment_speed": {"dist": "beta", "alpha": 2.0, "beta": 3.0},
-    "initial_logit": {"dist": "normal", "mu": -2.0, "sigma": 2.0},
-    "noise_sigma": {"dist": "gamma", "alpha": 2.0, "beta": 6.0},
+    "price_coefficient": {
+        "dist": "lognormal", "median": 1.0, "sigma": 0.6,
+        "rationale": "b: how strongly a lower cost per effective PFLOP-hour than NVIDIA's "
+                     "raises a vendor's target log-ratio to NVIDIA; b = 1 makes target spend "
+                     "proportional to compute per dollar. 80% range 0.46-2.2. The scenario's "
+                     "[priors.share] sets it.",
+    },
+    "ecosystem_nvidia": {
+        "dist": "normal", "mu": 2.0, "sigma": 1.0,
+        "rationale": "NVIDIA's ecosystem (CUDA) advantage over the average rival in log-ratio "
+                     "units at equal cost. The scenario's [priors.share] sets it.",
+    },
+    "ecosystem_offset": {
+        "dist": "zerosumnormal", "sigma": 1.5,
+        "rationale": "Each rival's ecosystem term relative to the average rival: a_v = "
+                     "offset_v - ecosystem_nvidia, the offsets summing to zero so that "
+                     "NVIDIA's lead is minus the rivals' mean term (a free offset per rival "
+                     "left a ridge the sampler could not cross). Wide: the measured "
+                     "log-ratios place each vendor's level.",
+    },
+    "adjustment_speed": {
+        "dist": "beta", "alpha": 2.0, "beta": 3.0,
+        "rationale": "lambda: the share of the gap to the cost-driven target closed in a "
+                     "quarter; mean 0.4. Contracts, software ports and supply slow switching.",
+    },
+    "deviation_persistence": {
+        "dist": "beta", "alpha": 5.0, "beta": 2.0,
+        "rationale": "rho: how much of a quarter's deviation from the partial-adjustment path "
+                     "carries into the next; a ramp (Trainium2 in 2024-25) persists for "
+                     "several quarters. Mean 0.71.",
+    },
+    "deviation_sd": {
+        "dist": "lognormal", "median": 0.08, "sigma": 0.6, "unit": "log-ratio / quarter",
+        "rationale": "Per-vendor sd of the deviation's quarterly shock; 90% range 3-21%.",
+    },
+    "obs_sd": {
+        "dist": "lognormal", "median": 0.05, "sigma": 0.6, "unit": "log-ratio",
+        "rationale": "Per-vendor sd of the market model's measured log-ratio around the "
+                     "latent one (the proxy's noise: AMD's segment includes CPUs); 90% range "
+                     "2-13%.",
+    },
 }
 
-#: Parameters reported in the summary and gated (the latent shares are gated as a state).
-SUMMARY_VARS = ["price_coefficient", "ecosystem", "adjustment_speed", "initial_logit",
-                "noise_sigma"]
+#: Parameters reported by ``summary()`` and gated, with the filtered last state the
+#: forecasts start from.
+SUMMARY_VARS = ["price_coefficient", "ecosystem_nvidia", "ecosystem", "adjustment_speed",
+                "deviation_persistence", "deviation_sd", "obs_sd", "state_m", "state_d"]
 
 
-def build_share_model(data: ShareData, priors: Mapping[str, Mapping[str, Any]],
-                      reference_vendor: str = DEFAULT_REFERENCE) -> Any:
-    """The PyMC model of the package docstring for ``data`` and complete ``priors``."""
+def build_share_model(data: ShareData, priors: Mapping[str, Mapping[str, Any]]) -> Any:
+    """The PyMC model of the package docstring for ``data`` and complete ``priors``.
+
+    The measured log-ratios and the costs are ``pm.Data`` (``log_ratio_measured``,
+    ``log_cost``): bull, base and bear differ in both (their market fits and cost bases)
+    and share one compiled sampler. The latent states are integrated out by the Kalman
+    filter (:func:`~forecast.models.share.statespace.share_filter_scan`); the filtered
+    state of the last quarter is kept (``state_*``) for the forecasts.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
-    vendors = list(data.vendors)
-    others = vendor_roles(vendors, reference_vendor)
-    t_idx, v_idx, values, rotation, eigenvalues = observation_layout(data)
-    log_cost = centred_log_cost(data)
-    seen = start_vendors(data)
-    coords = {"vendor": vendors, "other_vendor": others, "start_vendor": seen,
-              "quarter": list(data.quarters), "obs": np.arange(len(values))}
+    rivals = list(data.vendors[1:])
+    y, seen = measured_cells(data)
+    t_idx, v_idx = np.nonzero(seen)
+    coords = {"rival": rivals, "quarter": list(data.quarters), "cell": np.arange(len(t_idx))}
     with pm.Model(coords=coords) as model:
+        # Static shapes: swapped data keep the structure's shapes (compile_key), and the
+        # scan and indexing need them known.
+        measured_data = pm.Data("log_ratio_measured", y[t_idx, v_idx], dims="cell")
+        cells = pt.specify_shape(measured_data, (len(t_idx),))
+        measured = pt.zeros(y.shape)[t_idx, v_idx].set(cells)
+        log_cost = pt.specify_shape(pm.Data("log_cost", data.log_cost), data.log_cost.shape)
         b = prior("price_coefficient", priors["price_coefficient"])
-        a_nvidia = prior("ecosystem_nvidia", priors["ecosystem_nvidia"])
-        a_other = prior("ecosystem_other", priors["ecosystem_other"], dims="other_vendor")
-        parts = []
-        for vendor in vendors:
-            if vendor == NVIDIA:
-                parts.append(a_nvidia)
-            elif vendor == reference_vendor:
-                parts.append(pt.constant(0.0))
-            else:
-                parts.append(a_other[others.index(vendor)])
-        a = pm.Deterministic("ecosystem", pt.stack(parts), dims="vendor")
-        lam = prior("adjustment_speed", priors["adjustment_speed"])
-        sigma = prior("noise_sigma", priors["noise_sigma"])
-        # Costs depend on the scenario's cost assumptions, the rest of the data does not:
-        # as pm.Data they let scenarios share one compiled sampler.
-        cost = pm.Data("log_cost_centred", log_cost)
-        utility = a[None, :] - b * cost
-        target = pt.special.softmax(utility, axis=1)
-        z_free = prior("initial_logit", priors["initial_logit"], dims="start_vendor")
-        z_parts = []
-        for k, vendor in enumerate(vendors[1:], start=1):
-            if vendor in seen:
-                z_parts.append(z_free[seen.index(vendor)])
-            else:
-                # Unobserved at the start: the target log-ratio (a free start is a funnel).
-                z_parts.append(utility[0, k] - utility[0, 0])
-        current = pt.special.softmax(pt.concatenate([pt.zeros(1), pt.stack(z_parts)]))
-        rows = [current]
-        for t in range(1, len(data.quarters)):
-            current = current + lam * (target[t] - current)
-            rows.append(current)
-        shares = pt.stack(rows)
-        pm.Deterministic("target_share", target, dims=("quarter", "vendor"))
-        pm.Deterministic("share", shares, dims=("quarter", "vendor"))
-        log_shares = pt.log(shares)
-        mu = log_shares[t_idx, v_idx] - log_shares[t_idx, 0]
-        # MvNormal(mu, Sigma + sigma^2 I) written in Sigma's eigenbasis (see observation_layout).
-        pm.Normal("log_ratio_rotated", mu=pt.dot(rotation.T, mu),
-                  sigma=pt.sqrt(eigenvalues + sigma**2), observed=rotation.T @ values,
-                  dims="obs")
+        lead = prior("ecosystem_nvidia", priors["ecosystem_nvidia"])
+        offset = prior("ecosystem_offset", priors["ecosystem_offset"], dims="rival")
+        a = pm.Deterministic("ecosystem", offset - lead, dims="rival")
+        params = StateParams(
+            prior("adjustment_speed", priors["adjustment_speed"]),
+            prior("deviation_persistence", priors["deviation_persistence"]),
+            prior("deviation_sd", priors["deviation_sd"], dims="rival"),
+            prior("obs_sd", priors["obs_sd"], dims="rival"),
+            START_SD)
+        target = pm.Deterministic("target", target_log_ratios(a, b, log_cost, xp=pt),
+                                  dims=("quarter", "rival"))
+        state = share_filter_scan(measured, seen, target, params)
+        # The filter's likelihood as one-step-ahead predictive densities of the measured
+        # cells: an observed variable, so ArviZ's LOO and the posterior predictive check
+        # (calibration of one-quarter-ahead forecasts) work on it.
+        pm.Normal("obs_log_ratio", mu=state.pred_mean[t_idx, v_idx],
+                  sigma=pt.sqrt(state.pred_var[t_idx, v_idx]), observed=measured_data,
+                  dims="cell")
+        for name in ("m", "d", "p_mm", "p_md", "p_dd"):
+            pm.Deterministic(f"state_{name}", getattr(state, name), dims="rival")
     return model
+
+
+def swappable_values(data: ShareData) -> dict[str, np.ndarray]:
+    """The ``pm.Data`` values of :func:`build_share_model` for ``data``."""
+    y, seen = measured_cells(data)
+    return {"log_ratio_measured": y[np.nonzero(seen)], "log_cost": data.log_cost}

@@ -1,77 +1,121 @@
-"""Share data arranged for the model (pure numpy): vendor roles, observation layout, covariate.
+"""The share model's inputs: the market model's measured log-ratios and the cost covariate.
 
-The inputs themselves are :class:`~forecast.economics.cost_paths.ShareData`, prepared by
-:func:`forecast.economics.cost_paths.share_inputs` (they depend on the scenario's cost basis).
+The share model is fitted to what the market model (M3) measures, so the package gives one
+answer to "how much did AMD sell in 2025Q2": the market fit's posterior mean of
+``log(spend_v / spend_nvidia)`` per quarter is the measurement of vendor v, in the quarters
+where a reported series informs that vendor's spend (:data:`EVIDENCE`); elsewhere the cell
+is unmeasured and the state is predicted through it. The posterior variance of each cell is
+kept (``alr_cov``, diagonal) for the naive baseline and the scores; the filter's
+measurement noise is the model's own ``obs_sd``.
+
+Pure numpy and pandas: the market fit is read through its ``forecast`` (numpy only).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from forecast.core.errors import ForecastError
-from forecast.economics.cost_paths import ShareData
+from forecast.economics.share_inputs import ShareData
 
-#: The log-ratio reference: the first vendor of the data, observed in every quarter.
+#: The log-ratio reference: the first vendor of the data, measured in every quarter.
 NVIDIA = "nvidia"
-#: The vendor whose ecosystem term is fixed at 0 (see the package docstring).
-DEFAULT_REFERENCE = "google"
+
+#: Which reported evidence in the market model's inputs informs each rival's spend in a
+#: quarter: ``(frame, series)`` pairs of the market fit's data (``observations`` rows of a
+#: series, or every row of ``volumes``). Google's TPUs and the custom part of ``other`` are
+#: both read from Broadcom's AI revenue; AWS from Epoch's Trainium2 shipments.
+EVIDENCE: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "amd": (("observations", "amd_data_center"),),
+    "google": (("observations", "broadcom_ai"),),
+    "aws": (("volumes", None),),
+    "other": (("observations", "broadcom_ai"),),
+}
 
 
-def vendor_roles(vendors: Sequence[str], reference_vendor: str) -> list[str]:
-    """The vendors with a free ``ecosystem_other`` term (all but NVIDIA and the reference).
+def measured_cells(data: ShareData) -> tuple[np.ndarray, np.ndarray]:
+    """``(y, seen)``: (T, V) measured log-ratios of the rivals (0 where unmeasured) and the
+    0/1 mask of measured cells."""
+    seen = data.observed[:, 1:].astype(float)
+    y = np.where(seen > 0, np.nan_to_num(data.alr_mean), 0.0)
+    if not np.all(np.isfinite(y)):
+        raise ForecastError("share model: measured log-ratios are not finite")
+    return y, seen
 
-    Raises
-    ------
-    ForecastError
-        If NVIDIA is not the first vendor or the reference is missing or is NVIDIA.
+
+def _evidence_quarters(frames: Mapping[str, pd.DataFrame], vendor: str) -> set[str]:
+    quarters: set[str] = set()
+    for frame_name, series in EVIDENCE.get(vendor, ()):
+        frame = frames.get(frame_name)
+        if frame is None or frame.empty:
+            continue
+        rows = frame if series is None else frame[frame["series"] == series]
+        quarters.update(str(q) for q in rows["quarter"])
+    return quarters
+
+
+def market_log_ratios(market: Any) -> tuple[list[str], list[str], np.ndarray]:
+    """(quarters, vendors, samples (S, T, V-1)) of the market fit's in-sample log-ratios of
+    each vendor's spend to NVIDIA's (every posterior sample)."""
+    history = market.forecast([], include_history=True)
+    spend = history["spend"].transpose("draw", "quarter", "vendor")
+    vendors = [str(v) for v in spend["vendor"].values]
+    if vendors[0] != NVIDIA:
+        raise ForecastError(f"market vendors must start with {NVIDIA!r}, got {vendors}")
+    values = np.log(spend.values)
+    return ([str(q) for q in spend["quarter"].values], vendors,
+            values[..., 1:] - values[..., :1])
+
+
+def share_data_from_market(market: Any, log_cost: pd.DataFrame,
+                           cost_basis: str) -> ShareData:
+    """The share model's :class:`ShareData` from a fitted market model and a cost table.
+
+    Parameters
+    ----------
+    market
+        A fitted market model (``forecast``, ``data`` with its input frames).
+    log_cost
+        Index quarter labels, one column per vendor (the market's five, NVIDIA first): log
+        cost per effective PFLOP-hour. It must cover the fit window.
+    cost_basis
+        Text naming the cost basis.
+
+    Returns
+    -------
+    ShareData
+        From the first quarter in which a rival is measured to the market's last quarter.
     """
-    vendors = list(vendors)
-    if vendors[0] != NVIDIA or reference_vendor not in vendors or reference_vendor == NVIDIA:
-        raise ForecastError(f"vendors must start with {NVIDIA!r} and include the reference "
-                            f"vendor {reference_vendor!r} (not NVIDIA); got {vendors}")
-    return [v for v in vendors if v not in (NVIDIA, reference_vendor)]
+    quarters, vendors, ratios = market_log_ratios(market)
+    observed = np.zeros((len(quarters), len(vendors)), dtype=bool)
+    observed[:, 0] = True
+    for k, vendor in enumerate(vendors[1:], start=1):
+        marks = _evidence_quarters(market.data, vendor)
+        observed[:, k] = [q in marks for q in quarters]
+    rows = np.flatnonzero(observed[:, 1:].any(axis=1))
+    if rows.size < 3:
+        raise ForecastError("share model: fewer than three quarters with a measured rival")
+    window = slice(int(rows[0]), len(quarters))
+    labels = quarters[window]
+    missing = [q for q in labels if q not in log_cost.index]
+    absent = [v for v in vendors if v not in log_cost.columns]
+    if missing or absent:
+        raise ForecastError(f"share model: the cost table lacks quarters {missing} or "
+                            f"vendors {absent}")
+    costs = log_cost.loc[labels, vendors].to_numpy(float)
+    if not np.all(np.isfinite(costs)):
+        raise ForecastError("share model: a vendor has no cost in the fit window")
+    mean = ratios.mean(axis=0)[window]
+    var = ratios.var(axis=0)[window]
+    mask = observed[window, 1:]
+    cov = np.zeros((len(labels), len(vendors) - 1, len(vendors) - 1))
+    idx = np.arange(len(vendors) - 1)
+    cov[:, idx, idx] = var
+    return ShareData(tuple(labels), tuple(vendors), np.where(mask, mean, np.nan),
+                     np.where(mask[:, :, None] & mask[:, None, :], cov, np.nan),
+                     observed[window], costs, cost_basis)
 
-
-def start_vendors(data: ShareData) -> list[str]:
-    """Rivals of NVIDIA observed in the first fitted quarter (they get a free start)."""
-    seen = [v for k, v in enumerate(data.vendors[1:], start=1) if data.observed[0, k]]
-    if not seen:
-        raise ForecastError("no rival of NVIDIA is observed in the first fitted quarter")
-    return seen
-
-
-def observation_layout(data: ShareData) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray, np.ndarray]:
-    """Flattened observed log-ratios and the eigen-decomposition of their covariance.
-
-    Returns quarter index, vendor index (1..K-1), values, and ``rotation``, ``eigenvalues``
-    with ``cov = rotation @ diag(eigenvalues) @ rotation.T`` (block diagonal by quarter).
-    Since ``cov + sigma^2 I = rotation @ diag(eigenvalues + sigma^2) @ rotation.T``, the
-    likelihood is a product of independent normals of the rotated residuals: no Cholesky
-    factorisation inside the sampler.
-    """
-    t_idx, v_idx = np.nonzero(data.observed[:, 1:])
-    values = data.alr_mean[t_idx, v_idx]
-    if not np.all(np.isfinite(values)):
-        raise ForecastError("observed log-ratios are not finite")
-    n = len(values)
-    rotation = np.zeros((n, n))
-    eigenvalues = np.zeros(n)
-    for t in np.unique(t_idx):
-        rows = np.flatnonzero(t_idx == t)
-        block = data.alr_cov[t][np.ix_(v_idx[rows], v_idx[rows])]
-        if not np.all(np.isfinite(block)):
-            raise ForecastError(f"log-ratio covariance of quarter {data.quarters[t]} is not "
-                                "finite")
-        lam, vec = np.linalg.eigh(block)
-        rotation[np.ix_(rows, rows)] = vec
-        eigenvalues[rows] = np.maximum(lam, 0.0)
-    return t_idx, v_idx + 1, values, rotation, eigenvalues
-
-
-def centred_log_cost(data: ShareData) -> np.ndarray:
-    """The cost covariate less its overall mean: centring changes no share (softmax ignores
-    a common shift) but keeps utilities near 0."""
-    return data.log_cost - data.log_cost.mean()

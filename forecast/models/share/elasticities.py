@@ -23,17 +23,19 @@ def elasticities(fitted: FittedShareModel, shares: Any = None) -> pd.DataFrame:
         A fitted share model.
     shares
         Where to evaluate: a vendor -> share mapping or a ``(K,)`` array (fixed), or None for
-        the posterior target shares of the last fitted quarter (draw by draw).
+        the posterior target shares of the last fitted quarter (draw by draw: the softmax
+        of NVIDIA's 0 and the rivals' target log-ratios).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``vendor_i, vendor_j, median, p10, p90``.
+        Columns ``vendor_i, vendor_j, median, p05, p10, p90, p95`` (the 80% and 90%
+        intervals).
     """
     vendors = fitted.vendors
     b = fitted.stacked("price_coefficient")
     if shares is None:
-        s = fitted.stacked("target_share")[:, -1, :]
+        s = fitted.last_targets()
     else:
         values = ([float(shares[v]) for v in vendors] if isinstance(shares, Mapping)
                   else np.asarray(shares, dtype=float))
@@ -43,7 +45,8 @@ def elasticities(fitted: FittedShareModel, shares: Any = None) -> pd.DataFrame:
     for i, vi in enumerate(vendors):
         for j, vj in enumerate(vendors):
             values = e[:, i, j]
-            rows.append({"vendor_i": vi, "vendor_j": vj, "median": float(np.median(values)),
-                         "p10": float(np.quantile(values, 0.1)),
-                         "p90": float(np.quantile(values, 0.9))})
+            q05, q10, q50, q90, q95 = np.quantile(values, [0.05, 0.1, 0.5, 0.9, 0.95])
+            rows.append({"vendor_i": vi, "vendor_j": vj, "median": float(q50),
+                         "p05": float(q05), "p10": float(q10), "p90": float(q90),
+                         "p95": float(q95)})
     return pd.DataFrame(rows)

@@ -1,8 +1,8 @@
-"""The share model's math on numpy arrays: softmax targets, supply caps, partial adjustment.
+"""The share model's simplex math on numpy arrays: softmax, supply caps, log-ratios and
+elasticities (the state space is :mod:`forecast.models.share.statespace`).
 
-Pure numpy, no PyMC: the fitted model forecasts with these, the tests check them against
-hand computations, and :mod:`forecast.models.share.builder` writes the same recursions in
-PyTensor.
+Pure numpy, no PyMC: the fitted model forecasts with these and the tests check them against
+hand computations.
 """
 
 from __future__ import annotations
@@ -19,32 +19,6 @@ def softmax(utility: np.ndarray, axis: int = -1) -> np.ndarray:
     z = np.exp(u - short_max(u, axis, keepdims=True))
     z /= short_sum(z, axis, keepdims=True)
     return z
-
-
-def target_shares(ecosystem: np.ndarray, price_coefficient: np.ndarray,
-                  log_cost: np.ndarray) -> np.ndarray:
-    """Target shares ``softmax(a + b log(1/k))``.
-
-    Parameters
-    ----------
-    ecosystem
-        ``a``, shape ``(..., K)`` or ``(..., T, K)``.
-    price_coefficient
-        ``b``, shape ``(...)``.
-    log_cost
-        ``log k``, shape ``(..., T, K)``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(..., T, K)`` shares summing to 1 over the last axis.
-    """
-    a = np.asarray(ecosystem, dtype=float)
-    b = np.asarray(price_coefficient, dtype=float)
-    lc = np.asarray(log_cost, dtype=float)
-    if a.ndim == lc.ndim - 1:
-        a = a[..., None, :]
-    return softmax(a - b[..., None, None] * lc)
 
 
 def apply_supply_caps(shares: np.ndarray, caps: np.ndarray) -> np.ndarray:
@@ -90,53 +64,6 @@ def apply_supply_caps(shares: np.ndarray, caps: np.ndarray) -> np.ndarray:
                            np.where(fixed, 0.0, 1.0) / np.maximum(n_free, 1))
         s = s + excess * weights
     return s
-
-
-def partial_adjustment(start: np.ndarray, targets: np.ndarray,
-                       speed: np.ndarray) -> np.ndarray:
-    """Shares ``s(t) = s(t-1) + lambda (s*(t) - s(t-1))`` from ``s(-1) = start``.
-
-    Parameters
-    ----------
-    start
-        ``(..., K)`` shares before the first target quarter.
-    targets
-        ``(..., T, K)`` target shares.
-    speed
-        ``lambda``, shape ``(...)``, in [0, 1].
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(..., T, K)`` share paths (on the simplex when start and targets are).
-    """
-    lam = np.asarray(speed, dtype=float)[..., None]
-    current = np.asarray(start, dtype=float)
-    tgt = np.asarray(targets, dtype=float)
-    out = np.empty(np.broadcast_shapes(tgt.shape, current[..., None, :].shape))
-    for t in range(tgt.shape[-2]):
-        current = current + lam * (tgt[..., t, :] - current)
-        out[..., t, :] = current
-    return out
-
-
-def share_paths(
-    ecosystem: np.ndarray,
-    price_coefficient: np.ndarray,
-    speed: np.ndarray,
-    start: np.ndarray,
-    log_cost: np.ndarray,
-    caps: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Target and realised share paths (draws x quarters x vendors).
-
-    ``ecosystem`` may vary by quarter (``(..., T, K)``) to carry an ecosystem shift; ``caps``
-    (``(..., K)`` or ``(..., T, K)``) cap the targets. Returns ``(targets, shares)``.
-    """
-    targets = target_shares(ecosystem, price_coefficient, log_cost)
-    if caps is not None:
-        targets = apply_supply_caps(targets, caps)
-    return targets, partial_adjustment(start, targets, speed)
 
 
 def share_elasticities(price_coefficient: np.ndarray, shares: np.ndarray) -> np.ndarray:

@@ -10,15 +10,23 @@ import pandas as pd
 
 from forecast.core.errors import ForecastError
 from forecast.data.hashing import content_digest
-from forecast.economics.cost_paths import ShareData, share_inputs
+from forecast.economics.chip_costs import cost_basis, historical_costs
+from forecast.economics.offers import ramp_quarters_of
+from forecast.economics.share_inputs import ShareData
 from forecast.models.protocol import BayesianModel
-from forecast.models.share.builder import DEFAULT_PRIORS, SUMMARY_VARS, build_share_model
-from forecast.models.share.data import DEFAULT_REFERENCE, centred_log_cost
+from forecast.models.share.builder import (
+    DEFAULT_PRIORS,
+    SUMMARY_VARS,
+    build_share_model,
+    swappable_values,
+)
+from forecast.models.share.data import market_log_ratios, share_data_from_market
 from forecast.models.share.fitted import FittedShareModel
 
-#: Default sampler settings of the share model (see the fit report in the README section).
+#: nutpie at target_accept 0.95 (the default sampler settings' 2 chains): see
+#: docs/share_model.md for the gate it passes on the shipped data.
 SHARE_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "draws": 2000, "tune": 1500,
-                                 "target_accept": 0.97}
+                                 "target_accept": 0.95}
 
 
 class ShareModel(BayesianModel):
@@ -31,8 +39,6 @@ class ShareModel(BayesianModel):
         scenario's ``[priors.share]`` table).
     sampler
         Overrides of the sampler settings.
-    reference_vendor
-        The vendor whose ecosystem term is fixed at 0 (default ``google``).
     """
 
     name: ClassVar[str] = "share"
@@ -40,52 +46,57 @@ class ShareModel(BayesianModel):
     default_priors = DEFAULT_PRIORS
     default_sampler = SHARE_SAMPLER
     summary_vars = tuple(SUMMARY_VARS)
-    #: Forecasts start from the latent shares of the last fitted quarter.
-    state_vars = {"share": "quarter"}
-    #: Copied into ``ecosystem`` (with the reference vendor's 0).
-    auxiliary_vars = ("ecosystem_nvidia", "ecosystem_other")
+    #: The latent offsets are copied into ``ecosystem`` (less NVIDIA's lead).
+    auxiliary_vars = ("ecosystem_offset",)
+    #: Fitted after the market model, from what it measures.
+    upstream = ("market",)
 
-    def __init__(self, priors: Mapping[str, Any] | None = None,
-                 sampler: Mapping[str, Any] | None = None, *,
-                 reference_vendor: str = DEFAULT_REFERENCE):
-        super().__init__(priors, sampler)
-        self.reference_vendor = reference_vendor
+    def prepare(self, dataset: Any, scenario: Any = None,
+                upstream: Mapping[str, Any] | None = None) -> ShareData:
+        """The market fit's measured log-ratios and the scenario's historical costs
+        (:func:`~forecast.models.share.data.share_data_from_market`).
 
-    def prepare(self, dataset: Any, scenario: Any = None) -> ShareData:
-        """Log-ratio moments and log costs (:func:`~forecast.economics.cost_paths.share_inputs`):
-        the costs are on the scenario's cost basis, so a scenario is required."""
-        if scenario is None:
-            raise ForecastError("share model: the inputs depend on a scenario's cost basis; "
-                                "give a scenario")
-        return share_inputs(dataset, scenario)
+        The costs are on the scenario's cost basis and the measurements come from the
+        scenario's market fit, so both a scenario and ``upstream["market"]`` are required.
+        """
+        market = (upstream or {}).get("market")
+        if scenario is None or market is None:
+            raise ForecastError("share model: the inputs depend on a scenario's cost basis "
+                                "and on its market fit; give a scenario and "
+                                "upstream={'market': fitted_market}")
+        ramp = ramp_quarters_of(scenario)
+        quarters, vendors, _ = market_log_ratios(market)
+        costs = historical_costs(dataset, scenario, quarters, ramp_quarters=ramp,
+                                 vendors=vendors)
+        return share_data_from_market(market, np.log(costs), cost_basis(ramp))
+
+    def prepare_with(self, dataset: Any, scenario: Any, fitted: Mapping[str, Any]) -> ShareData:
+        """:meth:`prepare` from the scenario's fitted models (its market fit)."""
+        return self.prepare(dataset, scenario, upstream=fitted)
 
     def check_inputs(self, inputs: ShareData) -> None:
         if inputs.n_observations < 3 or len(inputs.quarters) < 3:
-            raise ForecastError(f"share model: {inputs.n_observations} observed log-ratios over "
-                                f"{len(inputs.quarters)} quarters; need at least 3 of each")
+            raise ForecastError(f"share model: {inputs.n_observations} measured log-ratios "
+                                f"over {len(inputs.quarters)} quarters; need at least 3 of "
+                                "each")
 
     def build(self, inputs: ShareData) -> Any:
-        return build_share_model(inputs, self.priors, self.reference_vendor)
+        return build_share_model(inputs, self.priors)
 
     def compile_key(self, inputs: ShareData) -> str:
-        # Same structure, same compiled sampler: scenarios differ only in the (centred) log
-        # costs, which are swapped in as data; a warm refit skips the compile too.
-        structure = {name: getattr(inputs, name) for name in ("quarters", "vendors", "alr_mean",
-                                                             "alr_cov", "observed")}
+        # Scenarios differ in the measured values and the costs, both pm.Data: the same
+        # quarters, vendors and measured cells share one compiled sampler.
+        structure = {"quarters": inputs.quarters, "vendors": inputs.vendors,
+                     "observed": inputs.observed}
         return f"{self.name}-" + content_digest({"data": structure, "priors": self.priors,
-                                                 "reference": self.reference_vendor,
                                                  "version": self.fitted_class.model_version})
 
     def swappable_data(self, inputs: ShareData) -> dict[str, np.ndarray]:
-        return {"log_cost_centred": centred_log_cost(inputs)}
+        return swappable_values(inputs)
 
     def fitted_frames(self, inputs: ShareData) -> dict[str, pd.DataFrame]:
         return {"observations": inputs.to_frame()}
 
-    def fitted_config(self, inputs: ShareData) -> dict[str, Any]:
-        return {"reference_vendor": self.reference_vendor}
-
     def fitted_meta(self, inputs: ShareData) -> dict[str, Any]:
         return {"quarters": list(inputs.quarters), "vendors": list(inputs.vendors),
-                "reference_vendor": self.reference_vendor,
                 "n_observations": inputs.n_observations, "cost_basis": inputs.cost_basis}

@@ -20,6 +20,7 @@ from forecast.reporting.console.table import table_text
 BACKTESTS: dict[str, str] = {
     "market": "forecast.evaluation.market_backtest:backtest_market",
     "price": "forecast.evaluation.price_backtest:backtest_price_cli",
+    "share": "forecast.evaluation.share_backtest:backtest_share_cli",
 }
 
 
