@@ -41,6 +41,7 @@ __all__ = [
     "AWS_STATEMENT_OBSERVES",
     "AWS_STATEMENT_UNITS",
     "AWS_VALUE_RANGES",
+    "CAPEX_SERIES",
     "CONFIDENCE_LEVELS",
     "DATE_YEARS",
     "DEFAULT_DATA_DIR",
@@ -384,6 +385,33 @@ _GUIDANCE = FileSchema(
     needs_rows=False,
 )
 
+#: ``hyperscaler_capex_quarterly.csv`` ``series``: the company's one consistent definition
+#: (at most one row a quarter; what a total across companies sums), or another definition or
+#: a segment of the same quarter, which is context and never added to it.
+CAPEX_SERIES = ("main", "alternative")
+
+_CAPEX = FileSchema(
+    "hyperscaler_capex_quarterly.csv",
+    (
+        Column("company"),
+        Column("fiscal_period"),
+        Column("calendar_quarter_end", "date", check=valid_date),
+        Column("capex_usd_billions", "float", check=between(
+            0, 1000, "USD billions a quarter; a value in millions is 1000x too large")),
+        # As the company reports it: cash or including finance leases, gross or net.
+        Column("definition"),
+        Column("series", "choice", choices=CAPEX_SERIES),
+        Column("published_date", "date", check=valid_date),
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
+    ),
+    duplicate_key=("company", "fiscal_period", "definition"),
+    observed="published_date",
+    # Evidence for the market model's inputs (benchmarks/capex_lead.py); no model reads it.
+    needs_rows=False,
+)
+
 #: Every data file, in the order files are read, hashed and reported.
 SCHEMAS: dict[str, FileSchema] = {
     schema.filename: schema
@@ -401,6 +429,7 @@ SCHEMAS: dict[str, FileSchema] = {
         _AWS_STATEMENTS,
         _ROADMAP,
         _GUIDANCE,
+        _CAPEX,
     )
 }
 
