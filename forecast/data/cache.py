@@ -74,6 +74,7 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 #: Every module whose code decides what a parsed dataset holds: the data layer's reading,
 #: checking, normalising and storing modules and the quarter calendar they map quarters with.
 PARSING_SOURCES: tuple[Path, ...] = (
+    _PACKAGE / "data" / "schema_types.py",
     _PACKAGE / "data" / "schemas.py",
     _PACKAGE / "data" / "csv_reader.py",
     _PACKAGE / "data" / "validation.py",

@@ -73,7 +73,7 @@ __all__ = [
 #: The tables of a :class:`Dataset`, in the order of its fields.
 TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
           "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups", "providers",
-          "aws_statements", "roadmap", "guidance")
+          "aws_statements", "roadmap", "guidance", "hyperscaler_capex")
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,12 @@ class Dataset:
         Vendors' next-quarter revenue guidance (``vendor_guidance.csv``): the guided
         ``fiscal_period`` of a revenue ``segment``, the ``basis_fiscal_period`` released with
         it and ``given_date``; a cut keeps the guides whose basis quarter it keeps.
+    hyperscaler_capex
+        Quarterly capex of Microsoft, Alphabet, Amazon, Meta and Oracle
+        (``hyperscaler_capex_quarterly.csv``) in USD billions, with the calendar ``quarter``
+        of each fiscal quarter; only ``series == "main"`` rows of different companies may be
+        summed (the others are other definitions or a segment). Cut like revenue, on the
+        quarter's end; ``published_date`` is when the figure was released.
     data_dir, file_hashes
         Where the data came from and the SHA-256 of each data file, for fit provenance
         (``as_of.csv`` is not among them: the observations alone are the data's identity).
@@ -141,6 +147,7 @@ class Dataset:
     aws_statements: pd.DataFrame
     roadmap: pd.DataFrame
     guidance: pd.DataFrame
+    hyperscaler_capex: pd.DataFrame
     data_dir: Path = field(default=DEFAULT_DATA_DIR)
     file_hashes: tuple[tuple[str, str], ...] = ()
     as_of_date: pd.Timestamp | None = None
@@ -189,6 +196,10 @@ class Dataset:
             "aws_statements": self.aws_statements[self.aws_statements["date"] <= cutoff],
             "roadmap": self.roadmap[self.roadmap["announced_date"] <= cutoff],
             "guidance": self.guidance[self._guides_known(cutoff)],
+            # A quarter's results count as known at its end, as the revenue table's do.
+            "hyperscaler_capex": self.hyperscaler_capex[
+                self.hyperscaler_capex["calendar_quarter_end"] <= cutoff
+            ],
             "market_estimates": self.market_estimates[
                 self.market_estimates["year_published"] <= cutoff.year
             ],
@@ -418,6 +429,9 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         aws_statements=_statements_frame(parsed["aws_statements.csv"].rows),
         roadmap=normalise.dated_frame(parsed["accelerator_roadmap.csv"].rows, "announced_date"),
         guidance=_guidance_frame(parsed["vendor_guidance.csv"].rows),
+        hyperscaler_capex=normalise.capex_frame(
+            parsed["hyperscaler_capex_quarterly.csv"].rows,
+            columns("hyperscaler_capex_quarterly.csv")),
         data_dir=directory,
         file_hashes=hashes,
         data_as_of=data_as_of,

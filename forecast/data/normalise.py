@@ -5,8 +5,8 @@
 - chip names used by the price and volume files are resolved to catalogue names through
   ``chip_aliases.csv`` (the name as recorded is kept in ``chip_as_recorded``);
 - each vendor gets its ``vendor_group`` from ``vendor_groups.csv``;
-- vendor fiscal quarters are mapped to the calendar quarter holding most of their days
-  (the calendar quarter of the fiscal quarter's midpoint);
+- vendor and hyperscaler fiscal quarters are mapped to the calendar quarter holding most of
+  their days (the calendar quarter of the fiscal quarter's midpoint);
 - dates given as a year, a month or a quarter become the *end* of that span, so an
   observation is never dated before it could have been made (this keeps ``as_of`` honest);
 - pricing types are a pandas Categorical with a fixed set of categories;
@@ -25,6 +25,7 @@ from forecast.data.schemas import PRICING_TYPES
 
 __all__ = [
     "accelerators_frame",
+    "capex_frame",
     "dated_frame",
     "plain_frame",
     "rental_frame",
@@ -86,6 +87,21 @@ def revenue_frame(rows: Rows) -> pd.DataFrame:
     ]
     frame["quarter"] = frame["quarter"].astype("period[Q-DEC]")
     frame["revenue_usd_billions"] = frame["revenue_usd_billions"].astype(float)
+    return frame
+
+
+def capex_frame(rows: Rows, columns: Sequence[str]) -> pd.DataFrame:
+    """Hyperscaler capex with its calendar ``quarter``; dates as timestamps, capex a float.
+
+    ``columns`` (the schema's) give a file without rows its columns all the same.
+    """
+    frame = plain_frame(rows, columns)
+    for column in ("calendar_quarter_end", "published_date"):
+        frame[column] = pd.to_datetime([value[0] for value in frame[column]])
+    frame["quarter"] = pd.Series(
+        [fiscal_to_calendar_quarter(end) for end in frame["calendar_quarter_end"]],
+        index=frame.index, dtype="period[Q-DEC]")
+    frame["capex_usd_billions"] = frame["capex_usd_billions"].astype(float)
     return frame
 
 

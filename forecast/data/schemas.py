@@ -11,15 +11,27 @@ design their own silicon, which price providers are hyperscalers) are rows of
 
 Every numeric column has a plausible range, named below with why a value outside it is wrong:
 the ranges catch a value in the wrong unit or with a slipped digit, and are wide enough for
-every shipped row. They are not facts about chips or markets.
+every shipped row. They are not facts about chips or markets. The building blocks (a column,
+a file schema, a range check, the source and confidence columns) are in
+:mod:`forecast.data.schema_types`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from forecast.data.schema_types import (
+    CONFIDENCE,
+    CONFIDENCE_LEVELS,
+    DATE_YEARS,
+    NOTES,
+    SOURCE,
+    Column,
+    FileSchema,
+    between,
+    valid_date,
+    valid_year,
+)
 
 __all__ = [
     "ALIAS_RELATIONS",
@@ -29,6 +41,7 @@ __all__ = [
     "AWS_STATEMENT_OBSERVES",
     "AWS_STATEMENT_UNITS",
     "AWS_VALUE_RANGES",
+    "CAPEX_SERIES",
     "CONFIDENCE_LEVELS",
     "DATE_YEARS",
     "DEFAULT_DATA_DIR",
@@ -59,7 +72,6 @@ PRICING_TYPES = (
     "index (contract)",
 )
 
-CONFIDENCE_LEVELS = ("verified", "recalled")
 VALUE_QUALIFIERS = ("=", "~", "<", ">")
 ALIAS_RELATIONS = ("same", "family", "variant")
 AWS_SILICON_UNITS = ("chips", "USD/year (annualized)", "USD billions")
@@ -77,108 +89,24 @@ SILICON_KINDS = ("merchant", "custom")
 PROVIDER_CLASSES = ("hyperscaler", "neocloud", "marketplace", "index")
 
 
-@dataclass(frozen=True)
-class Column:
-    """One column of a file schema.
-
-    Attributes
-    ----------
-    name : str
-        Header name.
-    kind : str
-        ``str``, ``float``, ``int``, ``date`` or ``choice``.
-    required : bool
-        Whether an empty cell is an error.
-    choices : tuple of str
-        The allowed values of a ``choice`` column.
-    check : callable, optional
-        Extra predicate on the parsed value, returning an error message or ``None``.
-    """
-
-    name: str
-    kind: str = "str"
-    required: bool = True
-    choices: tuple[str, ...] = ()
-    check: Callable[[Any], str | None] | None = None
-
-
-@dataclass(frozen=True)
-class FileSchema:
-    """Schema of one CSV.
-
-    Attributes
-    ----------
-    filename : str
-        The file's name in the data directory.
-    columns : tuple of Column
-        Every column.
-    chip_column : str, optional
-        The column naming a catalogue chip (resolved through ``chip_aliases.csv``).
-    duplicate_key : tuple of str
-        Columns whose values together identify one observation.
-    observed : str, optional
-        The column dating when an observation became known (a date or a year): it may not
-        start after the data's as-of date. None for a file of specifications or definitions.
-    needs_rows : bool
-        Whether a file with no data rows is an error: the forecast cannot run without them.
-    """
-
-    filename: str
-    columns: tuple[Column, ...]
-    chip_column: str | None = None
-    duplicate_key: tuple[str, ...] = ()
-    observed: str | None = None
-    needs_rows: bool = True
-
-
-def _between(low: float, high: float, hint: str = "") -> Callable[[float], str | None]:
-    """A check that a value lies in ``(low, high]``; ``hint`` (why) ends the message."""
-
-    def check(value: float) -> str | None:
-        if low < value <= high:
-            return None
-        extra = f" ({hint})" if hint else ""
-        return f"must be in ({low:g}, {high:g}], got {value:g}{extra}"
-
-    return check
-
-
-#: Calendar years a date or a year of the data may fall in. The files record the
-#: data-center accelerator era (the earliest row is from 2016) and published targets up to
-#: 2035; a year outside is a typo (``2999``, ``1025``), not an observation.
-DATE_YEARS = (2000, 2100)
-
-
-def _year(value: int) -> str | None:
-    low, high = DATE_YEARS
-    if low <= value <= high:
-        return None
-    return f"year must be in {low}..{high}, got {value} (a typo: the data cover {low}-{high})"
-
-
-def _date(value: tuple[Any, str]) -> str | None:
-    """Check of a parsed date ``(last day of its span, precision)``: its year in range."""
-    return _year(value[0].year)
-
-
 # Plausible ranges: why a value outside each is wrong is part of its message.
-_price_per_chip_hour = _between(
+_price_per_chip_hour = between(
     0, 50, "USD per chip-hour; an instance price must be divided by its chips"
 )
-_revenue_billions = _between(0, 1000, "USD billions; a value in millions is 1000x too large")
-_tflops = _between(0, 100_000, "dense TFLOPS; 100,000 is 6x the highest FP4 figure in the data")
-_chip_usd = _between(0, 1e6, "USD per chip; a server's or a cluster's price is not a chip's")
-_process_nm = _between(0, 100, "process node in nm; a value in angstroms or pm is too large")
-_hbm_gb = _between(0, 10_000, "GB of HBM per chip; a value in MB is 1000x too large")
-_hbm_tbs = _between(0, 1000, "TB/s of HBM bandwidth per chip; a value in GB/s is 1000x too large")
-_tdp_w = _between(0, 10_000, "watts per chip; a rack's or a server's power is not a chip's")
-_units = _between(
+_revenue_billions = between(0, 1000, "USD billions; a value in millions is 1000x too large")
+_tflops = between(0, 100_000, "dense TFLOPS; 100,000 is 6x the highest FP4 figure in the data")
+_chip_usd = between(0, 1e6, "USD per chip; a server's or a cluster's price is not a chip's")
+_process_nm = between(0, 100, "process node in nm; a value in angstroms or pm is too large")
+_hbm_gb = between(0, 10_000, "GB of HBM per chip; a value in MB is 1000x too large")
+_hbm_tbs = between(0, 1000, "TB/s of HBM bandwidth per chip; a value in GB/s is 1000x too large")
+_tdp_w = between(0, 10_000, "watts per chip; a rack's or a server's power is not a chip's")
+_units = between(
     0, 1e8, "units of one chip in one quarter; 100 million is over 50x the largest quarter "
     "in the data, so a larger value is cumulative or mis-scaled"
 )
-_market_billions = _between(0, 100_000, "USD billions; a value in millions is 1000x too large")
-_percent = _between(0, 100, "a percentage; a fraction in [0, 1] must be multiplied by 100")
-_position = _between(0, 100, "a position in the share model: 1, 2, 3...")
+_market_billions = between(0, 100_000, "USD billions; a value in millions is 1000x too large")
+_percent = between(0, 100, "a percentage; a fraction in [0, 1] must be multiplied by 100")
+_position = between(0, 100, "a position in the share model: 1, 2, 3...")
 
 #: ``aws_custom_silicon.csv`` ``value``, ``value_p5`` and ``value_p95`` by ``unit``:
 #: ``(low, high, why)``, a value in ``(low, high]``.
@@ -187,12 +115,8 @@ AWS_VALUE_RANGES: dict[str, tuple[float, float, str]] = {
     "USD/year (annualized)": (0, 1e13, "USD a year; ten trillion is no accelerator business"),
     "USD billions": (0, 10_000, "USD billions; a value in millions is 1000x too large"),
 }
-_aws_value = _between(0, max(high for _, high, _ in AWS_VALUE_RANGES.values()),
-                      "see AWS_VALUE_RANGES for the range of each unit")
-
-_SOURCE = Column("source")
-_CONFIDENCE = Column("confidence", "choice", choices=CONFIDENCE_LEVELS)
-_NOTES = Column("notes", required=False)
+_aws_value = between(0, max(high for _, high, _ in AWS_VALUE_RANGES.values()),
+                     "see AWS_VALUE_RANGES for the range of each unit")
 
 _ACCELERATORS = FileSchema(
     "accelerators.csv",
@@ -200,7 +124,7 @@ _ACCELERATORS = FileSchema(
         Column("vendor"),
         Column("chip"),
         # A chip may be announced before the as-of date and ship after it: not an observation.
-        Column("release_date", "date", check=_date),
+        Column("release_date", "date", check=valid_date),
         Column("process_nm", "float", required=False, check=_process_nm),
         Column("fp8_dense_tflops", "float", required=False, check=_tflops),
         Column("bf16_dense_tflops", "float", check=_tflops),
@@ -215,9 +139,9 @@ _ACCELERATORS = FileSchema(
             required=False,
             check=_price_per_chip_hour,
         ),
-        _NOTES,
-        _SOURCE,
-        _CONFIDENCE,
+        NOTES,
+        SOURCE,
+        CONFIDENCE,
     ),
     duplicate_key=("chip",),
 )
@@ -228,9 +152,9 @@ _CHIP_ALIASES = FileSchema(
         Column("alias"),
         Column("chip"),
         Column("relation", "choice", choices=ALIAS_RELATIONS),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     chip_column="chip",
     duplicate_key=("alias",),
@@ -244,12 +168,12 @@ _REVENUE = FileSchema(
         Column("company"),
         Column("segment"),
         Column("fiscal_period"),
-        Column("calendar_quarter_end", "date", check=_date),
+        Column("calendar_quarter_end", "date", check=valid_date),
         Column("revenue_usd_billions", "float", check=_revenue_billions),
         Column("value_qualifier", "choice", choices=VALUE_QUALIFIERS),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("company", "segment", "fiscal_period"),
     observed="calendar_quarter_end",
@@ -258,14 +182,14 @@ _REVENUE = FileSchema(
 _RENTAL_PRICES = FileSchema(
     "gpu_rental_prices.csv",
     (
-        Column("date", "date", check=_date),
+        Column("date", "date", check=valid_date),
         Column("chip"),
         Column("provider_or_index"),
         Column("usd_per_chip_hour", "float", check=_price_per_chip_hour),
         Column("pricing_type", "choice", choices=PRICING_TYPES),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     chip_column="chip",
     # Same provider, day and type can list several VM sizes at different prices:
@@ -284,14 +208,14 @@ _RENTAL_PRICES = FileSchema(
 _UNIT_PRICES = FileSchema(
     "accelerator_unit_prices.csv",
     (
-        Column("date", "date", check=_date),
+        Column("date", "date", check=valid_date),
         Column("chip"),
         Column("price_usd_low", "float", check=_chip_usd),
         Column("price_usd_high", "float", check=_chip_usd),
         Column("price_type"),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     chip_column="chip",
     duplicate_key=("date", "chip", "price_type", "price_usd_low", "price_usd_high", "source"),
@@ -301,7 +225,7 @@ _UNIT_PRICES = FileSchema(
 _AWS_CUSTOM_SILICON = FileSchema(
     "aws_custom_silicon.csv",
     (
-        Column("date", "date", check=_date),
+        Column("date", "date", check=valid_date),
         Column("metric"),
         # Checked against the range of the row's unit (AWS_VALUE_RANGES) across the row.
         Column("value", "float", required=False, check=_aws_value),
@@ -310,9 +234,9 @@ _AWS_CUSTOM_SILICON = FileSchema(
         Column("value_p95", "float", required=False, check=_aws_value),
         Column("unit", "choice", choices=AWS_SILICON_UNITS),
         Column("value_qualifier"),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("date", "metric"),
     observed="date",
@@ -321,21 +245,21 @@ _AWS_CUSTOM_SILICON = FileSchema(
 _AWS_STATEMENTS = FileSchema(
     "aws_statements.csv",
     (
-        Column("date", "date", check=_date),
+        Column("date", "date", check=valid_date),
         Column("metric"),
         Column("observes", "choice", choices=AWS_STATEMENT_OBSERVES),
         # Empty for a qualitative statement (its phrase is the value_qualifier).
-        Column("value", "float", required=False, check=_between(
+        Column("value", "float", required=False, check=between(
             0, 1e13, "chips, USD a year or USD per instance-hour; ten trillion is no figure "
             "of this file")),
         Column("unit", "choice", choices=AWS_STATEMENT_UNITS),
-        Column("chips_per_instance", "int", required=False, check=_between(
+        Column("chips_per_instance", "int", required=False, check=between(
             0, 1024, "accelerators in one instance; an instance has at most a few dozen")),
         # ``=``, ``~``, ``<``, ``>`` or the phrase of a qualitative statement.
         Column("value_qualifier"),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("date", "metric"),
     observed="date",
@@ -347,17 +271,17 @@ _VOLUMES = FileSchema(
         Column("vendor"),
         Column("chip"),
         Column("period_label"),
-        Column("start_date", "date", check=_date),
-        Column("end_date", "date", check=_date),
+        Column("start_date", "date", check=valid_date),
+        Column("end_date", "date", check=valid_date),
         Column("units_median", "float", check=_units),
         Column("units_p5", "float", check=_units),
         Column("units_p95", "float", check=_units),
         Column("h100e_median", "float", check=_units),
         Column("h100e_p5", "float", check=_units),
         Column("h100e_p95", "float", check=_units),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     chip_column="chip",
     duplicate_key=("chip", "start_date"),
@@ -368,15 +292,15 @@ _MARKET_ESTIMATES = FileSchema(
     "market_estimates.csv",
     (
         Column("publisher"),
-        Column("year_published", "int", check=_year),
-        Column("target_year", "int", check=_year),
+        Column("year_published", "int", check=valid_year),
+        Column("target_year", "int", check=valid_year),
         Column("market_definition"),
         Column("value_usd_billions", "float", required=False, check=_market_billions),
         Column("value_usd_billions_high", "float", required=False, check=_market_billions),
         Column("share_pct", "float", required=False, check=_percent),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("publisher", "year_published", "target_year", "market_definition"),
     observed="year_published",
@@ -393,9 +317,9 @@ _VENDOR_GROUPS = FileSchema(
         # Position of the group in the share model (1 = the log-ratio reference); empty for
         # groups the share model does not cover.
         Column("share_model_order", "int", required=False, check=_position),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("vendor",),
 )
@@ -406,9 +330,9 @@ _PROVIDERS = FileSchema(
         # The name exactly as ``gpu_rental_prices.csv`` records it.
         Column("provider_or_index"),
         Column("provider_class", "choice", choices=PROVIDER_CLASSES),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("provider_or_index",),
 )
@@ -421,15 +345,15 @@ _ROADMAP = FileSchema(
         Column("generation", required=False),
         # As announced (a rack, a package, a family): not a catalogue chip.
         Column("chip"),
-        Column("announced_date", "date", check=_date),
+        Column("announced_date", "date", check=valid_date),
         Column("expected_availability"),
         Column("claimed_metric"),
         # A number, a year or a phrase, as the announcement gives it; read with ``unit``.
         Column("claimed_value"),
         Column("unit"),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("chip", "announced_date", "claimed_metric", "source"),
     observed="announced_date",
@@ -443,21 +367,48 @@ _GUIDANCE = FileSchema(
         Column("segment"),
         Column("fiscal_period"),
         # End of the guided quarter: after the as-of date for the last guide (a forecast).
-        Column("calendar_quarter_end", "date", check=_date),
+        Column("calendar_quarter_end", "date", check=valid_date),
         # The fiscal quarter whose results were released with the guide.
         Column("basis_fiscal_period"),
         Column("guided_usd_billions", "float", check=_revenue_billions),
         Column("range_low", "float", required=False, check=_revenue_billions),
         Column("range_high", "float", required=False, check=_revenue_billions),
         Column("value_qualifier", "choice", choices=VALUE_QUALIFIERS),
-        Column("given_date", "date", check=_date),
-        _SOURCE,
-        _CONFIDENCE,
-        _NOTES,
+        Column("given_date", "date", check=valid_date),
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
     ),
     duplicate_key=("company", "segment", "fiscal_period", "given_date"),
     observed="given_date",
     # The market model fits without guidance (it sharpens the next quarter).
+    needs_rows=False,
+)
+
+#: ``hyperscaler_capex_quarterly.csv`` ``series``: the company's one consistent definition
+#: (at most one row a quarter; what a total across companies sums), or another definition or
+#: a segment of the same quarter, which is context and never added to it.
+CAPEX_SERIES = ("main", "alternative")
+
+_CAPEX = FileSchema(
+    "hyperscaler_capex_quarterly.csv",
+    (
+        Column("company"),
+        Column("fiscal_period"),
+        Column("calendar_quarter_end", "date", check=valid_date),
+        Column("capex_usd_billions", "float", check=between(
+            0, 1000, "USD billions a quarter; a value in millions is 1000x too large")),
+        # As the company reports it: cash or including finance leases, gross or net.
+        Column("definition"),
+        Column("series", "choice", choices=CAPEX_SERIES),
+        Column("published_date", "date", check=valid_date),
+        SOURCE,
+        CONFIDENCE,
+        NOTES,
+    ),
+    duplicate_key=("company", "fiscal_period", "definition"),
+    observed="published_date",
+    # Evidence for the market model's inputs (benchmarks/capex_lead.py); no model reads it.
     needs_rows=False,
 )
 
@@ -478,6 +429,7 @@ SCHEMAS: dict[str, FileSchema] = {
         _AWS_STATEMENTS,
         _ROADMAP,
         _GUIDANCE,
+        _CAPEX,
     )
 }
 
@@ -497,4 +449,4 @@ PROVIDER_COLUMNS: dict[str, str] = {
 #: observation may be dated after it (see ``FileSchema.observed``). Optional: a directory
 #: without it (a fit's copy made before it existed) is checked against the day it is read.
 AS_OF_FILE = "as_of.csv"
-AS_OF_SCHEMA = FileSchema(AS_OF_FILE, (Column("as_of", "date", check=_date), _SOURCE, _NOTES))
+AS_OF_SCHEMA = FileSchema(AS_OF_FILE, (Column("as_of", "date", check=valid_date), SOURCE, NOTES))

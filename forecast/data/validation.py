@@ -4,7 +4,8 @@
 more than one cell: a row repeating another's key, a chip or vendor named in one file that
 another file must define (a chip, a vendor, a price provider), a low above its high, a vendor
 group described two ways, a value
-outside the range of its row's unit, an observation dated after the data's as-of date.
+outside the range of its row's unit, an observation dated after the data's as-of date, a
+company's capex main series with two definitions or two rows of one quarter.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = ["alias_map", "catalogue_chips", "check_as_of", "check_tables", "known
 _VENDOR_FILE = "vendor_groups.csv"
 _PROVIDER_FILE = "providers.csv"
 _AWS_FILE = "aws_custom_silicon.csv"
+_CAPEX_FILE = "hyperscaler_capex_quarterly.csv"
 
 
 def catalogue_chips(parsed: Mapping[str, ParsedFile]) -> set[str]:
@@ -74,6 +76,7 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
     _check_providers(parsed, issues)
     _check_vendor_groups(parsed[_VENDOR_FILE], issues)
     _check_row_consistency(parsed, issues)
+    _check_capex(parsed[_CAPEX_FILE], issues)
     if as_of is not None:
         check_as_of(parsed, as_of, as_of_source, issues)
 
@@ -228,3 +231,30 @@ def _check_band(row: dict, line: int, issues: list[Issue]) -> None:
         issues.append(Issue(_AWS_FILE, line, "value",
                             f"must satisfy value_p5 <= value <= value_p95, got "
                             f"{low:g} <= {value:g} <= {high:g}"))
+
+
+def _check_capex(table: ParsedFile, issues: list[Issue]) -> None:
+    """Capex: published after its quarter ended; a company's main series is one definition
+    with at most one row a quarter (so a total across companies never adds two definitions)."""
+    definitions: dict[str, tuple[str, int]] = {}
+    quarters: dict[tuple[str, object], int] = {}
+    for row, line in zip(table.rows, table.lines, strict=True):
+        if row["published_date"][0] < row["calendar_quarter_end"][0]:
+            issues.append(Issue(_CAPEX_FILE, line, "published_date",
+                                f"{row['published_date'][0].date()} is before the quarter ends "
+                                f"({row['calendar_quarter_end'][0].date()})"))
+        if row["series"] != "main":
+            continue
+        company = row["company"]
+        first = definitions.setdefault(company, (row["definition"], line))
+        if first[0] != row["definition"]:
+            issues.append(Issue(_CAPEX_FILE, line, "definition",
+                                f"{company}'s main series has another definition at line "
+                                f"{first[1]}; mark this row series 'alternative'"))
+        key = (company, row["calendar_quarter_end"][0])
+        if key in quarters:
+            issues.append(Issue(_CAPEX_FILE, line, "series",
+                                f"{company} has a main-series row of this quarter at line "
+                                f"{quarters[key]}"))
+        else:
+            quarters[key] = line

@@ -57,6 +57,17 @@ def test_header_only_optional_file_loads_as_an_empty_table_with_its_columns(data
     assert {"publisher", "target_year", "recalled"} <= set(dataset.market_estimates.columns)
 
 
+def test_header_only_capex_file_loads_as_an_empty_table_with_its_columns(data_copy):
+    path = data_copy / "hyperscaler_capex_quarterly.csv"
+    path.write_bytes(lines_of(path)[0] + b"\n")
+    dataset = load_dataset(data_copy, cache_dir=data_copy.parent / "cache")
+    capex = dataset.hyperscaler_capex
+    assert len(capex) == 0
+    assert {"company", "series", "capex_usd_billions", "quarter", "recalled"} <= set(capex)
+    assert str(capex["quarter"].dtype) == "period[Q-DEC]"
+    assert dataset.as_of("2024-12-31").hyperscaler_capex.empty
+
+
 def test_every_data_file_header_only_is_still_one_error(data_copy):
     for name in SCHEMAS:
         path = data_copy / name

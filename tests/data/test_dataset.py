@@ -19,7 +19,7 @@ def test_shipped_data_is_valid(dataset):
 
 def test_every_row_has_a_source_and_confidence(dataset):
     for name in ("accelerators", "revenue", "rental_prices", "unit_prices", "volumes",
-                 "vendor_groups", "providers"):
+                 "vendor_groups", "providers", "hyperscaler_capex"):
         frame = getattr(dataset, name)
         assert frame["source"].str.strip().str.len().gt(0).all(), name
         assert frame["confidence"].isin(["verified", "recalled"]).all(), name
@@ -150,3 +150,36 @@ def test_providers_table(dataset):
     assert classes["SemiAnalysis GPU rental price index (via secondary summaries)"] == "index"
     # An unsure class says so in its notes.
     assert "unsure" in providers.loc["Databricks", "notes"].lower()
+
+
+def test_hyperscaler_capex_table(dataset):
+    capex = dataset.hyperscaler_capex
+    assert len(capex) == 74
+    assert str(capex["quarter"].dtype) == "period[Q-DEC]"
+    assert capex["capex_usd_billions"].dtype == float
+    assert (capex["published_date"] <= pd.Timestamp("2025-10-31")).all()
+    assert (capex["published_date"] >= capex["calendar_quarter_end"]).all()
+    rows = capex.set_index(["company", "fiscal_period", "series"])
+    # Fiscal quarters on calendar quarters: Microsoft's year ends in June, Oracle's in May.
+    assert str(rows.loc[("Microsoft", "FY26 Q1", "main"), "quarter"]) == "2025Q3"
+    assert str(rows.loc[("Oracle", "FY26 Q1", "main"), "quarter"]) == "2025Q3"
+    assert rows.loc[("Microsoft", "FY26 Q1", "main"), "capex_usd_billions"] == 19.394
+    # Microsoft's headline capex including finance leases is on file, but not its main series.
+    assert rows.loc[("Microsoft", "FY26 Q1", "alternative"), "capex_usd_billions"] == 34.9
+    main = capex[capex["series"] == "main"]
+    assert not main.duplicated(["company", "quarter"]).any()
+    assert main.groupby("company")["definition"].nunique().eq(1).all()
+    assert set(main["company"]) == {"Microsoft", "Alphabet", "Amazon", "Meta", "Oracle"}
+
+
+def test_hyperscaler_capex_is_cut_on_the_quarter_end(dataset):
+    """Like revenue: a quarter's capex is in a cut at or after the quarter's end."""
+    capex = dataset.hyperscaler_capex
+    cut = dataset.as_of("2024-12-31").hyperscaler_capex
+    assert cut["calendar_quarter_end"].max() == pd.Timestamp("2024-12-31")
+    known = capex["calendar_quarter_end"] <= pd.Timestamp("2024-12-31")
+    assert len(cut) == known.sum() < len(capex)
+    # Oracle's FY25 Q2 ends 2024-11-30; the next quarter ends after the cut.
+    assert set(cut.loc[cut["company"] == "Oracle", "fiscal_period"]) == {"FY25 Q1", "FY25 Q2"}
+    assert cut.index.equals(pd.RangeIndex(len(cut)))
+    assert dataset.as_of("2021-12-31").hyperscaler_capex.empty

@@ -255,6 +255,7 @@ def test_coarse_date_is_after_the_as_of_date_only_when_its_whole_span_is(data_co
     ("aws_custom_silicon.csv", 3, "date", "2025-12"),
     ("epoch_chip_volume_estimates.csv", 3, "end_date", "2026-01-30"),
     ("market_estimates.csv", 3, "year_published", "2026"),
+    ("hyperscaler_capex_quarterly.csv", 3, "published_date", "2025-11-04"),
 ])
 def test_every_observation_file_is_checked_against_the_as_of_date(data_copy, name, line,
                                                                   column, value):
@@ -313,3 +314,43 @@ def test_volume_far_beyond_any_quarter_is_rejected(data_copy):
     edit_cell(data_copy, "epoch_chip_volume_estimates.csv", 2, "units_p95", "2e9")
     (issue,) = validate_data_dir(data_copy)
     assert issue.column == "units_p95" and "cumulative or mis-scaled" in issue.message
+
+
+# --------------------------------------------------------------------------- hyperscaler capex
+
+CAPEX = "hyperscaler_capex_quarterly.csv"
+
+
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("capex_usd_billions", "-5.3",
+     "must be in (0, 1000], got -5.3 (USD billions a quarter; a value in millions is 1000x "
+     "too large)"),
+    ("capex_usd_billions", "5340", "must be in (0, 1000], got 5340 (USD billions a quarter; "
+     "a value in millions is 1000x too large)"),
+    ("capex_usd_billions", "n/a", "not a number, got 'n/a'"),
+    ("source", " ", "source is empty"),
+    ("confidence", "likely", "must be one of verified, recalled, got 'likely'"),
+    ("series", "headline", "must be one of main, alternative, got 'headline'"),
+    ("calendar_quarter_end", "2022-03-32", "no such date, got '2022-03-32'"),
+    ("published_date", "2022-03-15", "2022-03-15 is before the quarter ends (2022-03-31)"),
+])
+def test_bad_capex_row_is_one_line_naming_file_row_and_field(data_copy, column, value, message):
+    edit_cell(data_copy, CAPEX, 2, column, value)
+    assert issue_strings(data_copy) == [f"{CAPEX}:2:{column}: {message}"]
+
+
+def test_capex_main_series_is_one_definition_a_company(data_copy):
+    """Microsoft's headline capex (including finance leases) is not its main series: marked
+    main, it is a second definition and a second row of its quarter, at its own line."""
+    edit_cell(data_copy, CAPEX, 17, "series", "main")
+    assert issue_strings(data_copy) == [
+        f"{CAPEX}:17:definition: Microsoft's main series has another definition at line 2; "
+        "mark this row series 'alternative'",
+        f"{CAPEX}:17:series: Microsoft has a main-series row of this quarter at line 15",
+    ]
+
+
+def test_capex_row_repeated_is_a_duplicate(data_copy):
+    edit_cell(data_copy, CAPEX, 3, "fiscal_period", "FY22 Q3")
+    issues = issue_strings(data_copy)
+    assert issues[0].startswith(f"{CAPEX}:3:company: duplicate observation")
