@@ -69,6 +69,9 @@ MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
     "share": ("price_coefficient", "ecosystem_nvidia", "ecosystem_other", "adjustment_speed",
               "initial_logit", "noise_sigma"),
     "diffusion": ("p", "q", "m_ratio", "sigma", "beta"),
+    "aws_silicon": ("unit_cost_trainium1", "unit_cost_trainium2", "unit_cost_trainium3",
+                    "useful_life", "effective_price", "price_elasticity", "price_decline",
+                    "billed_utilisation", "merchant_price", "merchant_price_decline"),
 }
 #: Distributions the models' prior builder turns into PyMC variables
 #: (:mod:`forecast.models.priors`).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -72,7 +73,7 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
     if settings["nuts_sampler"] == "nutpie" and cache_key is not None:
         return _run_nutpie_cached(model, settings, cache_key, data or {}), \
             time.perf_counter() - start
-    with model:
+    with model, _quiet_pymc(not _show_progress(settings)):
         idata = pm.sample(
             draws=settings["draws"],
             tune=settings["tune"],
@@ -86,6 +87,20 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
             compute_convergence_checks=False,
         )
     return idata, time.perf_counter() - start
+
+
+@contextlib.contextmanager
+def _quiet_pymc(quiet: bool) -> Iterator[None]:
+    """Keep PyMC's INFO lines ("Initializing NUTS...", "Sampling 2 chains...") off stderr
+    while ``quiet``: a command prints its own progress lines."""
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    if quiet:
+        logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _run_nutpie_cached(model: Any, settings: Mapping[str, Any], cache_key: str,
