@@ -19,7 +19,9 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    basis on which AWS's "up to 50% cheaper than GPU systems" claim is made.
 6. **AWS custom silicon** (:mod:`forecast.models.aws_silicon`): AWS's spend at cost = TAM x
    AWS share (the ``aws`` row of step 4) continues the fitted AWS fleet: shipments = spend /
-   the unit cost of the generation being bought, fleet = last quarter's fleet x survival +
+   the unit cost of the generation being bought (the fitted Trainium1-3, then the scenario's
+   ``[roadmap.aws]`` generations at their launch, compute and price multiples:
+   :func:`aws_roadmap`), fleet = last quarter's fleet x survival +
    shipments, rental revenue from the fleet (capped at the scenario's ceiling,
    ``aws_rental_revenue_ceiling_usd_billions``, by lowering billed utilisation), and the
    merchant-equivalent value of the quarter's shipments. The Graviton-inclusive run rate adds
@@ -136,7 +138,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
     data = _paths(tam, shares, costs, prices, quarters, custom_silicon_groups(dataset))
     aws = _aws_silicon(aws_silicon, data["spend"].sel(vendor="aws").values, quarters, seed,
-                       inputs)
+                       inputs, aws_roadmap(scenario.roadmap, inputs, aws_silicon.generations))
     data["aws_spend_at_cost"] = aws["spend_at_cost"]
     data["aws_shipments"] = aws["shipments"]
     data["aws_fleet"] = aws["fleet"]
@@ -213,9 +215,57 @@ AWS_PATH_UNITS = {
 }
 
 
+def aws_roadmap(roadmap: Sequence[Any], inputs: pd.DataFrame, fitted: pd.DataFrame
+                ) -> list[dict[str, Any]]:
+    """The scenario's AWS generations after the fitted ones, per draw, for the AWS silicon
+    paths (:func:`~forecast.models.aws_silicon.paths.generation_arrays`).
+
+    Each takes over AWS's spend around its launch quarter (its ramp midpoint, never before
+    the quarter after its predecessor's), with its predecessor's dense FP8 compute x its
+    ``performance`` input, at its predecessor's unit cost x its ``price`` input (the
+    roadmap's price per chip as a multiple of the predecessor's, as the cost paths read it).
+
+    Parameters
+    ----------
+    roadmap
+        The scenario's ``[roadmap]`` generations (``scenario.roadmap``); other vendors' and
+        generations already fitted are skipped.
+    inputs
+        The scenario's input draws, one row per path.
+    fitted
+        The fit's generations (generation, ramp_midpoint, fp8_dense_tflops).
+
+    Raises
+    ------
+    ForecastError
+        If an AWS generation does not follow the one before it (the fleet's generations are
+        a chain).
+    """
+    names = [str(g) for g in fitted["generation"]]
+    tflops: dict[str, Any] = dict(zip(names, fitted["fp8_dense_tflops"].astype(float),
+                                      strict=True))
+    midpoint: Any = float(quarter_index(str(fitted["ramp_midpoint"].iloc[-1])))
+    previous, rows = names[-1], []
+    for chip in roadmap:
+        if chip.vendor != "aws" or chip.name in tflops:
+            continue
+        if chip.after != previous:
+            raise ForecastError(f"roadmap.aws.{chip.name}: the AWS silicon forecast needs it "
+                                f"to follow {previous}, not {chip.after}")
+        midpoint = np.maximum(inputs[chip.launch].to_numpy(float), midpoint + 1.0)
+        tflops[chip.name] = tflops[previous] * inputs[chip.performance].to_numpy(float)
+        rows.append({"generation": chip.name, "ramp_midpoint": midpoint,
+                     "fp8_dense_tflops": tflops[chip.name],
+                     "cost_ratio": inputs[chip.price].to_numpy(float)})
+        previous = chip.name
+    return rows
+
+
 def _aws_silicon(fitted: Any, spend: np.ndarray, quarters: list[str], seed: int,
-                 inputs: pd.DataFrame) -> dict[str, xr.DataArray]:
-    """The AWS silicon paths over AWS's spend at cost (draw, quarter; USD bn a quarter).
+                 inputs: pd.DataFrame, roadmap: list[dict[str, Any]]
+                 ) -> dict[str, xr.DataArray]:
+    """The AWS silicon paths over AWS's spend at cost (draw, quarter; USD bn a quarter), with
+    the generations of :func:`aws_roadmap` after the fitted ones.
 
     Rental revenue is capped at the scenario's ceiling; the Graviton run rate is the
     scenario's level at the data end growing at its yearly rate. Shipments and fleet are per
@@ -223,7 +273,7 @@ def _aws_silicon(fitted: Any, spend: np.ndarray, quarters: list[str], seed: int,
     """
     ceiling = _column(inputs, "aws_rental_revenue_ceiling_usd_billions")[:, None]
     paths = aws_silicon_paths(fitted, spend, quarters, np.random.default_rng(seed),
-                              ceiling=ceiling)
+                              generations=roadmap, ceiling=ceiling)
     start = quarter_index(fitted.timeline[-1])
     years = np.array([quarter_index(q) - start for q in quarters]) / 4.0
     graviton = graviton_run_rate_paths(_column(inputs, "graviton_run_rate_usd_billions"),

@@ -10,6 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from forecast.core.calendar import quarter_index
 from forecast.core.presentation import UNITS
 from forecast.models.aws_silicon import ceiling_breaches
 from forecast.pipeline.theses import evaluate_thesis
@@ -65,12 +66,35 @@ def test_shipments_times_unit_cost_is_the_spend(base) -> None:
     shipped = base.paths("aws_shipments")
     cost = (shipped * shipped["aws_unit_cost"]).sum("generation").values / 1e9
     np.testing.assert_allclose(cost, base.paths("aws_spend_at_cost").values, rtol=1e-9)
-    # Each generation ships: the spend moves from one to the next, none takes it all forever.
     assert (shipped.values >= 0).all()
-    share_2030 = shipped.sel(quarter="2030Q4").values / shipped.sel(quarter="2030Q4").sum(
-        "generation").values[:, None]
+
+
+def test_the_scenarios_aws_roadmap_generations_take_over_at_their_launch(base, inputs) -> None:
+    shipped = base.paths("aws_shipments")
     names = [str(g) for g in shipped["generation"].values]
-    assert np.median(share_2030[:, names.index("Trainium3")]) > 0.9
+    assert names == ["Trainium1", "Trainium2", "Trainium3", "Trainium4", "Trainium5"]
+    # Unit cost: the predecessor's x the roadmap's price multiple, draw by draw.
+    cost = shipped["aws_unit_cost"]
+    np.testing.assert_allclose(cost.sel(generation="Trainium4").values,
+                               cost.sel(generation="Trainium3").values
+                               * inputs["trainium4_price_ratio"].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(cost.sel(generation="Trainium5").values,
+                               cost.sel(generation="Trainium4").values
+                               * inputs["trainium5_price_ratio"].to_numpy(), rtol=1e-12)
+    # Trainium4's part of AWS's spend: small a year before its launch quarter, most of it a
+    # year after (unless Trainium5 has come by then).
+    dollars = (shipped * cost).values
+    share = dollars[:, :, 3] / dollars.sum(axis=2)
+    quarters = [str(q) for q in shipped["quarter"].values]
+    first = quarter_index(quarters[0])
+    launch = inputs["trainium4_launch_quarter"].to_numpy().astype(int) - first
+    rows = np.arange(len(launch))
+    before, after = launch - 4, launch + 4
+    seen = (before >= 0) & (after < len(quarters)) & (
+        inputs["trainium5_launch_quarter"].to_numpy() - first > after + 4)
+    assert seen.sum() > 50
+    assert np.all(share[rows[seen], before[seen]] < 0.05)
+    assert np.all(share[rows[seen], after[seen]] > 0.9)
 
 
 def test_fleet_is_last_quarters_fleet_survived_plus_shipments(base, run) -> None:
