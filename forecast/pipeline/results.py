@@ -191,7 +191,7 @@ class Forecast:
             "draws": self.draws,
             "seed": self.seed,
             "meta": self.meta,
-            "quantiles": json.loads(quantiles.to_json(orient="records", double_precision=6)),
+            "quantiles": _json_records(quantiles),
             "theses": json.loads(theses.to_json(orient="records", double_precision=6)),
         }
 
@@ -225,6 +225,22 @@ class Forecast:
         data.attrs.update(scenario=self.scenario, fit_id=self.fit_id, seed=self.seed)
         data.to_netcdf(path, engine="h5netcdf")
         return Path(path)
+
+
+def _json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``frame`` for JSON, numbers to 6 significant digits and NaN as None.
+
+    Significant digits keep quantiles in order: a fixed number of decimals (``to_json``'s
+    ``double_precision``) wrote 1e-13 as 0.0 next to 5e-16 (the chips a retired generation
+    still ships).
+    """
+    def clean(value: Any) -> Any:
+        if isinstance(value, float | np.floating):
+            return float(f"{value:.6g}") if np.isfinite(value) else None
+        return value
+
+    return [{key: clean(value) for key, value in row.items()}
+            for row in frame.to_dict("records")]
 
 
 def _has_complete_year(values: xr.DataArray) -> bool:
