@@ -16,6 +16,9 @@ per result, each computed through the package's public API (no number is written
   90% intervals and the fit's diagnostics;
 - ``forecasts`` (README "M3 market size" and "Forecasts under the three scenarios"): the base
   TAM table, 2030 shares, the theses of every scenario and the fits behind them.
+- ``aws`` (README "M5 AWS custom silicon"): spend at cost, rental revenue, merchant-equivalent
+  value and the Graviton-inclusive run rate in 2026 and 2030 under bull, base and bear, and
+  each scenario's AWS silicon fit with its 2025Q3 run rate.
 
 The market backtest, the scenario comparison, the base forecast and the sensitivity table are
 printed by ``python cli.py backtest market``, ``python cli.py forecast --compare bull base
@@ -31,7 +34,7 @@ backtest refits the price model once), ``share`` 2-7 minutes (one share fit per 
 compiled anew; the range is the machine's load), ``market`` and ``forecasts`` a few seconds,
 ``diffusion`` about 10 s the first time and a few seconds after.
 
-    python benchmarks/readme_results.py [--section price|market|share|diffusion|forecasts|all]
+    python benchmarks/readme_results.py [--section price|market|share|diffusion|forecasts|aws|all]
                                         [--artifacts DIR]
 """
 
@@ -411,6 +414,41 @@ def fits_block(ctx: Context) -> Block:
     return "fits behind the forecasts", markdown(pd.DataFrame(rows), left=3)
 
 
+# --------------------------------------------------------------------------- AWS silicon
+
+AWS_METRICS = ("aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value",
+               "aws_custom_chips_run_rate")
+AWS_YEARS = ("2026", FORECAST_YEAR)
+
+
+def aws_section(ctx: Context) -> list[Block]:
+    """AWS's three quantities and the Graviton-inclusive run rate in 2026 and 2030 under every
+    scenario (each scenario's draws and seed), and the AWS silicon fits behind them."""
+    from forecast.core.presentation import unit_of
+    from forecast.pipeline.simulate import simulate
+
+    forecasts = {}
+    for name in SCENARIOS:
+        scenario, dataset, bundle = ctx.run(name)
+        forecasts[name] = simulate(bundle, dataset, scenario)
+    rows = [{"quantity": metric, "unit": unit_of(metric), "year": year, "scenario": name,
+             **{f"P{q}": f"{table.loc[year, f'q{q}']:.1f}" for q in (10, 50, 90)}}
+            for metric in AWS_METRICS for year in AWS_YEARS
+            for name, table in ((n, f.quantiles(metric).set_index("period"))
+                                for n, f in forecasts.items())]
+    fits = []
+    for name in SCENARIOS:
+        fitted = ctx.run(name)[2].models["aws_silicon"]
+        rate = fitted.history().query("quantity == 'rental_run_rate'").iloc[-1]
+        fits.append({**diagnostics_row(f"aws_silicon ({name})", fitted),
+                     f"run rate {rate['quarter']}, USD bn a year (90%)":
+                     f"{rate['p50']:.1f} ({rate['p05']:.1f} to {rate['p95']:.1f})"})
+    paths = "/".join(sorted({f"{f.draws:,}" for f in forecasts.values()}))
+    return [(f"AWS custom silicon per calendar year, 10/50/90% ({paths} paths per scenario, "
+             "each scenario's seed)", markdown(pd.DataFrame(rows), left=4)),
+            ("the AWS silicon fits behind them", markdown(pd.DataFrame(fits), left=2))]
+
+
 # --------------------------------------------------------------------------- main
 
 SECTIONS: dict[str, tuple[str, Callable[[Context], list[Block]]]] = {
@@ -420,6 +458,7 @@ SECTIONS: dict[str, tuple[str, Callable[[Context], list[Block]]]] = {
     "diffusion": ("Diffusion", diffusion_section),
     "forecasts": ("M3 market size (base TAM) and Forecasts under the three scenarios",
                   forecasts_section),
+    "aws": ("M5 AWS custom silicon", aws_section),
 }
 
 

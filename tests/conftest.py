@@ -1,7 +1,8 @@
 """Fixtures shared across test modules.
 
 ``fit_store`` is one small-sampler fit (bull, base and bear in one bundle: one price model,
-three share and three market models sharing compiled samplers) built once per test
+three share and three market models sharing compiled samplers, and three AWS silicon models,
+each fitted after its scenario's market model to that fit's AWS spend) built once per test
 session and shared by the pytest-xdist workers, so every test that needs stored fits
 (forecast CLI, refit, reports) pays for the sampling once. Its gate is relaxed: small
 draws cannot reach ESS 400.
@@ -42,6 +43,9 @@ def _build_store(root: Path) -> Path:
     bundle = fit_all(load_dataset(), scenarios, root=root, sampler=SMALL_SAMPLER,
                      gate=LOOSE_GATE)
     assert bundle.status == "published", bundle.meta["gate_failures"]
+    # Every scenario's forecast needs all four models, the AWS silicon model among them.
+    for entry in bundle.scenarios.values():
+        assert set(entry["models"]) == {"price", "market", "share", "aws_silicon"}
     return root
 
 

@@ -38,8 +38,9 @@ def test_one_fit_shares_the_price_model_across_scenarios(store):
     assert sorted(header["scenarios"]) == ["base", "bear", "bull"]
     kinds = sorted(key.split("-")[0] for key in header["models"])
     # One market per TAM-ceiling prior, one share model per scenario cost basis (its inputs
-    # depend on the scenario's cost assumptions), one price model for all.
-    assert kinds == ["market"] * 3 + ["price"] + ["share"] * 3
+    # depend on the scenario's cost assumptions), one AWS silicon model per market fit (its
+    # input is that fit's AWS spend), one price model for all.
+    assert kinds == ["aws_silicon"] * 3 + ["market"] * 3 + ["price"] + ["share"] * 3
     prices = {entry["models"]["price"] for entry in header["scenarios"].values()}
     assert len(prices) == 1
 
@@ -48,9 +49,15 @@ def test_one_fit_shares_the_price_model_across_scenarios(store):
 def test_forecast_table_for_each_scenario(store, name):
     result = forecast(store, "--scenario", name)
     assert result.returncode == 0, result.stderr
-    for needle in ("tam (USD billions)", "share (fraction of spend)", "aws_revenue_topdown",
-                   "nvidia_share_2030_at_most_70pct: P =", "+-"):
+    for needle in ("tam (USD billions)", "share (fraction of spend)",
+                   "nvidia_share_2030_at_most_70pct: P =", "+-",
+                   # The AWS silicon quantities, each with its unit.
+                   "aws_spend_at_cost (USD billions), calendar year",
+                   "aws_rental_revenue (USD billions), calendar year",
+                   "aws_merchant_value (USD billions), calendar year",
+                   "aws_custom_chips_run_rate (USD billions per year), calendar year"):
         assert needle in result.stdout
+    assert "aws_revenue_topdown" not in result.stdout
 
 
 def test_json_output_has_the_promised_fields(store):
@@ -64,14 +71,25 @@ def test_json_output_has_the_promised_fields(store):
     assert {"name", "statement", "probability", "mcse"} <= set(thesis)
     for row in summary["quantiles"]:
         assert row["q10"] <= row["q50"] <= row["q90"]
+    units = {row["metric"]: row["unit"] for row in summary["quantiles"]}
+    assert units["aws_spend_at_cost"] == units["aws_rental_revenue"] == "USD billions"
+    assert units["aws_merchant_value"] == "USD billions"
+    assert units["aws_custom_chips_run_rate"] == "USD billions per year"
+    assert units["aws_fleet"] == "chips in service" and units["aws_shipments"] == "chips"
+    years = {row["period"] for row in summary["quantiles"]
+             if row["metric"] == "aws_rental_revenue"}
+    assert {"2026", "2030"} <= years
+    generations = {row["vendor"] for row in summary["quantiles"] if row["metric"] == "aws_fleet"}
+    # The fitted generations, then the scenario's roadmap (Trainium4 and Trainium5).
+    assert generations == {f"Trainium{k}" for k in range(1, 6)}
 
 
-def test_aws_revenue_median_is_ordered_bull_base_bear(store):
+def test_aws_spend_median_is_ordered_bull_base_bear(store):
     medians = {}
     for name in ("bull", "base", "bear"):
         result = forecast(store, "--scenario", name, "--format", "json")
         rows = json.loads(result.stdout)["quantiles"]
-        (row,) = [r for r in rows if r["metric"] == "aws_revenue_topdown"
+        (row,) = [r for r in rows if r["metric"] == "aws_spend_at_cost"
                   and r["period"] == "2030"]
         medians[name] = row["q50"]
     assert medians["bull"] >= medians["base"] >= medians["bear"], medians
@@ -161,11 +179,36 @@ def test_forecast_path_never_imports_pymc(store):
     assert "LOADED []" in result.stdout
 
 
+def test_csv_and_files_carry_the_aws_quantities_with_their_units(store, tmp_path):
+    import csv
+    import io
+
+    result = forecast(store, "--scenario", "base", "--format", "csv", "--out",
+                      str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    units = {row["metric"]: row["unit"] for row in rows}
+    assert units["aws_rental_revenue"] == "USD billions"
+    assert units["aws_custom_chips_run_rate"] == "USD billions per year"
+    assert {"aws_spend_at_cost", "aws_merchant_value"} <= set(units)
+    with open(tmp_path / "forecast_base_quantiles.csv", newline="") as handle:
+        files = {row["metric"]: row["unit"] for row in csv.DictReader(handle)}
+    assert files["aws_fleet"] == "chips in service" and files["aws_shipments"] == "chips"
+    for chart in ("aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value"):
+        assert (tmp_path / f"forecast_base_{chart}.png").stat().st_size > 0
+    summary = json.loads((tmp_path / "forecast_base_summary.json").read_text())
+    assert {"aws_rental_revenue", "aws_custom_chips_run_rate"} <= {
+        row["metric"] for row in summary["quantiles"]}
+
+
 def test_compare_puts_scenarios_side_by_side(store):
     result = forecast(store, "--compare", "bull", "base", "bear")
     assert result.returncode == 0, result.stderr
     header = next(line for line in result.stdout.splitlines() if "bull" in line)
     assert header.index("bull") < header.index("base") < header.index("bear")
+    for metric in ("aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value",
+                   "aws_custom_chips_run_rate"):
+        assert metric in result.stdout
 
 
 def readme_python_blocks() -> list[str]:

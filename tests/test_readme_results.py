@@ -34,7 +34,7 @@ def test_arguments_default_to_every_section_and_the_readme_store(script):
 
 
 def test_every_readme_section_can_be_asked_for_and_no_other(script, capsys):
-    assert set(script.SECTIONS) == {"price", "market", "share", "diffusion", "forecasts"}
+    assert set(script.SECTIONS) == {"price", "market", "share", "diffusion", "forecasts", "aws"}
     for name in script.SECTIONS:
         assert script.parse_args(["--section", name]).section == name
     with pytest.raises(SystemExit):
@@ -74,3 +74,26 @@ def test_forecasts_section_prints_the_tables_from_a_stored_fit(fit_store):
     for name in ("bull", "base", "bear"):
         assert f"| nvidia_share_2030_at_most_70pct | {name} | " in out
         assert f"| {name} | nvidia | " in out
+
+
+@pytest.mark.slow
+def test_aws_section_prints_each_quantity_year_and_scenario_with_its_unit(fit_store):
+    result = subprocess.run([sys.executable, str(SCRIPT), "--section", "aws",
+                             "--artifacts", str(fit_store)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith('## aws: README "M5 AWS custom silicon"')
+    assert "sampling" not in result.stderr  # the stored fits are read, none is made
+    rows = [line.split(" | ") for line in result.stdout.splitlines()
+            if line.startswith("| aws_") and not line.startswith("| aws_silicon")]
+    cells = {(row[0].strip("| "), row[2], row[3]): row[1] for row in rows}
+    for metric, unit in (("aws_spend_at_cost", "USD billions"),
+                         ("aws_rental_revenue", "USD billions"),
+                         ("aws_merchant_value", "USD billions"),
+                         ("aws_custom_chips_run_rate", "USD billions per year")):
+        for year in ("2026", "2030"):
+            for name in ("bull", "base", "bear"):
+                assert cells[(metric, year, name)] == unit
+    assert len(rows) == 4 * 2 * 3
+    for name in ("bull", "base", "bear"):
+        assert f"| aws_silicon ({name}) | " in result.stdout

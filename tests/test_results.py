@@ -28,7 +28,7 @@ def make_paths(draws: int = 1000, seed: int = 0) -> xr.Dataset:
         {
             "tam": (("draw", "quarter"), tam),
             "share": (("draw", "quarter", "vendor"), share),
-            "aws_revenue_topdown": (("draw", "quarter"), tam * aws[:, :]),
+            "aws_spend_at_cost": (("draw", "quarter"), tam * aws[:, :]),
         },
         coords=coords,
     )
@@ -133,15 +133,19 @@ def _paths_with_gaps() -> xr.Dataset:
     revenue = (paths["tam"] * paths["share"].sel(vendor="aws", drop=True)).values
     revenue[:10, 3] = np.nan                   # a summed metric with gaps: NaN counts as 0
     revenue[10:20, 2:6] = np.nan
-    paths["aws_revenue_topdown"] = (("draw", "quarter"), revenue)
-    return paths
+    paths["aws_spend_at_cost"] = (("draw", "quarter"), revenue)
+    # A stock per generation: a year's value is its fourth quarter's.
+    fleet = rng.uniform(1e5, 1e6, size=(*revenue.shape, 2))
+    fleet[:5, 5, 1] = np.nan                   # no 2030Q4 value: no 2030 value
+    paths["aws_fleet"] = (("draw", "quarter", "generation"), fleet)
+    return paths.assign_coords(generation=["Trainium2", "Trainium3"])
 
 
 @pytest.mark.parametrize("freq", ["year", "quarter"])
 @pytest.mark.parametrize("q", [(0.1, 0.5, 0.9), (0.9, 0.05), (0.5,), (0.025, 0.333, 0.975)])
 def test_quantiles_equal_the_xarray_computation_exactly(freq: str, q) -> None:
     forecast = Forecast(data=_paths_with_gaps(), scenario="test", fit_id="x", seed=0)
-    for metric in ("tam", "share", "price", "aws_revenue_topdown"):
+    for metric in ("tam", "share", "price", "aws_spend_at_cost", "aws_fleet"):
         pd.testing.assert_frame_equal(forecast.quantiles(metric, q, freq=freq),
                                       _xarray_quantiles(forecast, metric, q, freq),
                                       check_exact=True)

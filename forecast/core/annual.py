@@ -13,10 +13,11 @@ def annual_values(array: np.ndarray, labels: Sequence[str],
     """Calendar-year values of ``(draw, quarter, ...)`` paths: ``(draw, year, ...)``.
 
     Only years with all four quarters count; ``how`` is "sum" (NaN counts as 0, as in
-    xarray's ``sum``) or "mean" (NaN skipped). Returns the year labels and the values.
+    xarray's ``sum``), "mean" (NaN skipped) or "last" (the fourth quarter's value: a stock
+    at the year's end, or a run rate). Returns the year labels and the values.
     """
-    if how not in ("sum", "mean"):
-        raise ValueError(f"how must be 'sum' or 'mean', got {how!r}")
+    if how not in ("sum", "mean", "last"):
+        raise ValueError(f"how must be 'sum', 'mean' or 'last', got {how!r}")
     position = {str(label): i for i, label in enumerate(labels)}
     years = sorted({str(label)[:4] for label in labels})
     complete = [y for y in years if all(f"{y}Q{k}" in position for k in range(1, 5))]
@@ -25,8 +26,11 @@ def annual_values(array: np.ndarray, labels: Sequence[str],
         warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
         for year in complete:
             window = array[:, [position[f"{year}Q{k}"] for k in range(1, 5)]]
-            pieces.append(np.nansum(window, axis=1) if how == "sum"
-                          else np.nanmean(window, axis=1))
+            if how == "last":
+                pieces.append(window[:, -1])
+            else:
+                pieces.append(np.nansum(window, axis=1) if how == "sum"
+                              else np.nanmean(window, axis=1))
     if not pieces:
         return [], array[:, :0]
     return complete, np.stack(pieces, axis=1)

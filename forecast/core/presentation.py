@@ -24,13 +24,19 @@ from dataclasses import dataclass
 
 from forecast.core.errors import ForecastError
 
-#: Unit of each forecast metric (metrics not listed have none).
+#: Unit of each forecast metric (metrics not listed have none), as its calendar-year tables
+#: show it: money flows are the year's sum (a path is per quarter), the AWS run rate
+#: (Trainium rental x 4 + Graviton) and the fleet are their fourth quarter's value.
 UNITS = {
     "tam": "USD billions",
     "spend": "USD billions",
     "google_aws_silicon_spend": "USD billions",
-    "aws_revenue_topdown": "USD billions",
-    "aws_revenue_bottomup": "USD billions",
+    "aws_spend_at_cost": "USD billions",
+    "aws_rental_revenue": "USD billions",
+    "aws_merchant_value": "USD billions",
+    "aws_custom_chips_run_rate": "USD billions per year",
+    "aws_shipments": "chips",
+    "aws_fleet": "chips in service",
     "share": "fraction of spend",
     "price": "USD per chip-hour",
     "cost_per_pflop_hour": "USD per effective PFLOP-hour",
@@ -41,8 +47,8 @@ UNITS = {
 PROBABILITY = "probability"
 
 #: Metrics of the headline quantile tables (command line, report), in order.
-HEADLINE = ("tam", "share", "aws_revenue_topdown", "aws_revenue_bottomup",
-            "google_aws_silicon_spend")
+HEADLINE = ("tam", "share", "aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value",
+            "aws_custom_chips_run_rate", "google_aws_silicon_spend")
 
 #: Rows of the command line's headline table: metrics without a vendor (``""``) and these
 #: vendors.
@@ -50,7 +56,7 @@ HEADLINE_VENDORS = ("", "nvidia", "amd", "google", "aws", "other")
 
 #: Short names accepted for forecast metrics.
 METRIC_ALIASES = {
-    "aws_revenue": "aws_revenue_topdown",
+    "aws_revenue": "aws_rental_revenue",
     "google_aws_silicon": "google_aws_silicon_spend",
 }
 
@@ -80,7 +86,7 @@ def format_number(value: float | None, unit: str = "", *, missing: str = MISSING
         The number; ``None``, NaN and infinities are missing.
     unit
         Its unit: fractions (``"fraction of spend"``) and probabilities get 3 decimals, USD
-        billions 1 decimal, anything else 4 significant digits.
+        billions (also per year) 1 decimal, anything else 4 significant digits.
     missing
         Text of a missing number (an en dash by default).
     thousands
@@ -103,7 +109,7 @@ def format_number(value: float | None, unit: str = "", *, missing: str = MISSING
         return missing
     if unit.startswith("fraction") or unit == PROBABILITY:
         return f"{value:.3f}"
-    if unit == "USD billions":
+    if unit.startswith("USD billions"):
         return f"{value:,.1f}" if thousands else f"{value:.1f}"
     return f"{value:.4g}"
 
@@ -115,7 +121,7 @@ class MetricKey:
     Attributes
     ----------
     metric
-        A forecast metric (``tam``, ``share``, ``aws_revenue_topdown``...), or the thesis
+        A forecast metric (``tam``, ``share``, ``aws_rental_revenue``...), or the thesis
         name when ``kind`` is ``"thesis"``.
     period
         A calendar year (``"2030"``) or quarter (``"2030Q4"``); None for the whole path and
@@ -163,7 +169,7 @@ def parse_metric_key(text: str, *, need_period: bool = False) -> MetricKey:
     A period is a year (``2030``) or a quarter (``2030Q4``); a part shaped like one is the
     period, any other the vendor or chip, so ``share:2030:aws`` (:attr:`MetricKey.row_name`)
     reads as ``share:aws:2030`` (:attr:`MetricKey.text`). The aliases ``aws_revenue`` and
-    ``google_aws_silicon`` (:data:`METRIC_ALIASES`) stand for ``aws_revenue_topdown`` and
+    ``google_aws_silicon`` (:data:`METRIC_ALIASES`) stand for ``aws_rental_revenue`` and
     ``google_aws_silicon_spend``. Whether the names exist is for a forecast to say.
 
     Parameters
@@ -217,7 +223,7 @@ def headline_quantities(first_year: int | str, horizon: int | str) -> tuple[Metr
     """The single numbers a refit's revision report follows from fit to fit.
 
     TAM in the first full forecast year and in the horizon year; NVIDIA's and AWS's shares and
-    AWS's top-down revenue in the horizon year.
+    AWS's Trainium rental revenue in the horizon year.
 
     Parameters
     ----------
@@ -237,5 +243,5 @@ def headline_quantities(first_year: int | str, horizon: int | str) -> tuple[Metr
         MetricKey("tam", last),
         MetricKey("share", last, "nvidia"),
         MetricKey("share", last, "aws"),
-        MetricKey("aws_revenue_topdown", last),
+        MetricKey("aws_rental_revenue", last),
     )))

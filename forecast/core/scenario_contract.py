@@ -41,8 +41,12 @@ FORECAST_METRICS: Final = (
     "vendor_cost",
     "price",
     "cost_per_pflop_hour",
-    "aws_revenue_topdown",
-    "aws_revenue_bottomup",
+    "aws_spend_at_cost",
+    "aws_shipments",
+    "aws_fleet",
+    "aws_rental_revenue",
+    "aws_merchant_value",
+    "aws_custom_chips_run_rate",
 )
 #: Metrics a thesis evaluator derives from the paths: the ratio of two priced chips' cost per
 #: effective PFLOP-hour (``numerator`` / ``denominator``).
@@ -69,6 +73,9 @@ MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
     "share": ("price_coefficient", "ecosystem_nvidia", "ecosystem_offset", "adjustment_speed",
               "deviation_persistence", "deviation_sd", "obs_sd"),
     "diffusion": ("p", "q", "m_ratio", "sigma", "beta"),
+    "aws_silicon": ("unit_cost_trainium1", "unit_cost_trainium2", "unit_cost_trainium3",
+                    "useful_life", "effective_price", "price_elasticity", "price_decline",
+                    "billed_utilisation", "merchant_price", "merchant_price_decline"),
 }
 #: Distributions the models' prior builder turns into PyMC variables
 #: (:mod:`forecast.models.priors`).
@@ -80,7 +87,8 @@ PRIOR_DISTRIBUTIONS: Final = ("normal", "lognormal", "halfnormal", "truncnormal"
 QUARTER_INPUTS: Final = ("trainium4_launch_quarter", "nvidia_next_launch_quarter")
 #: Every input a forecast reads from a scenario's draws: utilisation per vendor group, the
 #: owner-TCO inputs, the future chips, NVIDIA's price response (the cost paths), the share
-#: model's drivers and the bottom-up AWS revenue (simulate).
+#: model's drivers, and the Graviton run rate and the rental-revenue ceiling of the AWS silicon
+#: forecast (simulate).
 REQUIRED_INPUTS: Final = (
     "mfu_nvidia",
     "mfu_amd",
@@ -101,8 +109,9 @@ REQUIRED_INPUTS: Final = (
     "aws_supply_cap_share",
     "ecosystem_shift_per_year",
     "switching_speed_multiplier",
-    "trainium_fleet_growth_per_year",
-    "trainium_utilisation",
+    "graviton_run_rate_usd_billions",
+    "graviton_growth_per_year",
+    "aws_rental_revenue_ceiling_usd_billions",
 )
 
 #: ``[readings.<key>]``: how the market model reads Amazon's run-rate statements

@@ -57,6 +57,9 @@ class BayesianModel:
     #: Posterior variables the fitted model does not need (non-centred innovations...):
     #: kept in the stored InferenceData, not in the forecast posterior.
     auxiliary_vars: ClassVar[tuple[str, ...]] = ()
+    #: Models whose fits this model's inputs read (fitted before it; see
+    #: :meth:`prepare_with`): the AWS silicon model reads the market model's AWS spend.
+    upstream: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, priors: Mapping[str, Any] | None = None,
                  sampler: Mapping[str, Any] | None = None):
@@ -86,6 +89,13 @@ class BayesianModel:
     def prepare(self, dataset: Any, scenario: Any = None) -> Any:
         """The inputs the model is fitted to, from a dataset (and scenario, if it matters)."""
         raise NotImplementedError
+
+    def prepare_with(self, dataset: Any, scenario: Any, fitted: Mapping[str, Fitted]) -> Any:
+        """The inputs given the fitted models of :attr:`upstream` (``fitted``, by name).
+
+        Models without upstream models ignore ``fitted``: ``prepare(dataset, scenario)``.
+        """
+        return self.prepare(dataset, scenario)
 
     def build(self, inputs: Any) -> Any:
         """The PyMC model of ``inputs``."""

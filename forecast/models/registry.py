@@ -8,6 +8,7 @@ Importing this module does not import PyMC (the builders import it when they run
 from __future__ import annotations
 
 from forecast.core.errors import FitError
+from forecast.models.aws_silicon import AwsSiliconModel
 from forecast.models.diffusion import DiffusionModel
 from forecast.models.fitted import Fitted
 from forecast.models.market import MarketModel
@@ -17,11 +18,14 @@ from forecast.models.share import ShareModel
 
 #: Every model of the package, by name.
 MODELS: dict[str, type[BayesianModel]] = {
-    model.name: model for model in (PriceModel, MarketModel, ShareModel, DiffusionModel)
+    model.name: model for model in (PriceModel, MarketModel, ShareModel, DiffusionModel,
+                                    AwsSiliconModel)
 }
 
-#: The models a scenario's forecast needs, in fitting order.
-SCENARIO_MODELS: tuple[str, ...] = ("price", "market", "share")
+#: The models a scenario's forecast needs, in fitting order: a model comes after the models
+#: its inputs read (its ``upstream``: the AWS silicon model reads the market model's AWS
+#: spend).
+SCENARIO_MODELS: tuple[str, ...] = ("price", "market", "share", "aws_silicon")
 
 
 def model_class(name: str) -> type[BayesianModel]:

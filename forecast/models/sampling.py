@@ -93,7 +93,7 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
         with quiet_rewrites():
             idata = _run_nutpie_cached(model, settings, cache_key, data or {})
         return idata, time.perf_counter() - start
-    with model, quiet_rewrites():
+    with model, quiet_rewrites(), _quiet_pymc(not _show_progress(settings)):
         idata = pm.sample(
             draws=settings["draws"],
             tune=settings["tune"],
@@ -107,6 +107,20 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
             compute_convergence_checks=False,
         )
     return idata, time.perf_counter() - start
+
+
+@contextlib.contextmanager
+def _quiet_pymc(quiet: bool) -> Iterator[None]:
+    """Keep PyMC's INFO lines ("Initializing NUTS...", "Sampling 2 chains...") off stderr
+    while ``quiet``: a command prints its own progress lines."""
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    if quiet:
+        logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _run_nutpie_cached(model: Any, settings: Mapping[str, Any], cache_key: str,

@@ -55,7 +55,7 @@ def check_model(model: str, scenario: str, *, root: str | Path | None = None,
                                      progress=progress)
     fitted = bundle.models[model]
     builder = model_class(model)(priors=fitted.config["priors"])
-    inputs = builder.prepare(dataset, spec)
+    inputs = builder.prepare_with(dataset, spec, bundle.models)
     idata = fitted.inference_data()
     predictive = builder.posterior_predictive(inputs, fitted, seed=seed)
     coverage = predictive_coverage(idata.observed_data, predictive.posterior_predictive)

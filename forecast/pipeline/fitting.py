@@ -1,11 +1,14 @@
 """Fit every model for one or more scenarios and store the result as one versioned fit.
 
 A scenario sets the priors: ``[priors.price]``, ``[priors.market]`` (with the TAM ceiling from
-its ``tam_ceiling_usd_billions`` input) and ``[priors.share]``. Each model is identified by a
-digest of its priors and of the data it is fitted to (the prepared frames, not the raw files),
-so bull, base and bear (which differ in the ceiling) share one price and one share model and
-differ only in the market model; and a model whose priors and inputs are unchanged since a
-stored fit that passed its gate is reused rather than sampled again. This module imports
+its ``tam_ceiling_usd_billions`` input), ``[priors.share]`` and ``[priors.aws_silicon]``. The
+models are fitted in the order of :data:`~forecast.models.registry.SCENARIO_MODELS`; the AWS
+silicon model comes after the market model, whose AWS spend is its input. Each model is
+identified by a digest of its priors and of the data it is fitted to (the prepared frames, not
+the raw files, and for the AWS silicon model the market fit's spend), so scenarios whose priors
+and inputs agree share a model (bull, base and bear share one price model); and a model whose
+priors and inputs are unchanged since a stored fit that passed its gate is reused rather than
+sampled again. This module imports
 PyMC (through the model classes' ``fit``); forecasting does not need it.
 """
 
@@ -50,10 +53,16 @@ def priors_digest(scenario: Any) -> str:
     return digest(model_priors(scenario))
 
 
-def model_inputs(name: str, dataset: Dataset, scenario: Any) -> Any:
+def model_inputs(name: str, dataset: Dataset, scenario: Any,
+                 fitted: Mapping[str, Any] | None = None) -> Any:
     """What a model is fitted to: its ``prepare`` of the data (and of the scenario, for
-    models whose inputs depend on it)."""
-    return model_class(name)().prepare(dataset, scenario)
+    models whose inputs depend on it, and of the scenario's ``fitted`` models by name, for
+    models fitted after others: the AWS silicon model reads the market model's AWS spend)."""
+    model = model_class(name)()
+    missing = [other for other in model.upstream if other not in (fitted or {})]
+    if missing:
+        raise FitError(f"{name}: fitted after {', '.join(missing)}, which is not fitted yet")
+    return model.prepare_with(dataset, scenario, dict(fitted or {}))
 
 
 def model_key(name: str, priors: Mapping[str, Any], inputs: Any) -> str:
@@ -111,7 +120,8 @@ def fit_all(
         priors = model_priors(scenario)
         keys = {}
         for name in SCENARIO_MODELS:
-            inputs = model_inputs(name, dataset, scenario)
+            done = {other: models[key] for other, key in keys.items()}
+            inputs = model_inputs(name, dataset, scenario, done)
             key = model_key(name, priors[name], inputs)
             keys[name] = key
             if key in models:
@@ -167,7 +177,7 @@ def find_fit(scenario: Any, root: str | Path | None = None,
     """The scenario's models from the requested fit (which must be published) or from the
     latest published fit covering its priors; None when no fit covers them.
 
-    Returns a bundle keyed ``price``/``market``/``share`` (see
+    Returns a bundle keyed by model name (``price``, ``market``, ``share``, ``aws_silicon``; see
     :meth:`~forecast.store.bundles.FitBundle.for_scenario`).
     """
     wanted = priors_digest(scenario)

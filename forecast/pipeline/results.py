@@ -24,15 +24,26 @@ from forecast.core.errors import ForecastError
 from forecast.core.presentation import UNITS
 from forecast.pipeline.theses import evaluate_theses
 
-#: How quarters combine into a calendar year, per metric: flows of money add up, levels
-#: (shares, prices, costs) average.
+#: How quarters combine into a calendar year, per metric: flows (money, shipments) add up,
+#: stocks (the fleet) and run rates take the fourth quarter's value, levels (shares, prices,
+#: costs) average.
 ANNUAL_AGGREGATE = {
     "tam": "sum",
     "spend": "sum",
     "google_aws_silicon_spend": "sum",
-    "aws_revenue_topdown": "sum",
-    "aws_revenue_bottomup": "sum",
+    "aws_spend_at_cost": "sum",
+    "aws_shipments": "sum",
+    "aws_rental_revenue": "sum",
+    "aws_merchant_value": "sum",
+    "aws_fleet": "last",
+    "aws_custom_chips_run_rate": "last",
 }
+#: Metrics of the JSON summary, in order.
+SUMMARY_METRICS = ("tam", "share", "spend", "aws_spend_at_cost", "aws_rental_revenue",
+                   "aws_merchant_value", "aws_custom_chips_run_rate", "aws_shipments",
+                   "aws_fleet", "google_aws_silicon_spend")
+#: Key columns of the quantile tables, shown as ``vendor`` in the combined tables.
+_KEY_COLUMNS = {"chip": "vendor", "cost_vendor": "vendor", "generation": "vendor"}
 
 
 def _q_name(q: float) -> str:
@@ -88,7 +99,7 @@ class Forecast:
     # ----------------------------------------------------------------- quantiles
 
     def annual(self, metric: str) -> xr.DataArray:
-        """Calendar-year values per draw (sum or mean of the year's quarters, per metric).
+        """Calendar-year values per draw (sum, mean or fourth quarter, per metric).
 
         Only years whose four quarters are all in the paths appear.
         """
@@ -100,7 +111,9 @@ class Forecast:
         pieces = []
         for year in complete:
             window = values.sel(quarter=[f"{year}Q{k}" for k in range(1, 5)])
-            pieces.append(window.sum("quarter") if how == "sum" else window.mean("quarter"))
+            pieces.append(window.sum("quarter") if how == "sum" else
+                          window.isel(quarter=-1, drop=True) if how == "last"
+                          else window.mean("quarter"))
         if not pieces:
             raise ForecastError(f"{metric}: no complete calendar year in the forecast")
         return xr.concat(pieces, dim=pd.Index(complete, name="period"))
@@ -168,11 +181,9 @@ class Forecast:
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary: provenance, annual quantiles of headline metrics, theses."""
-        headline = [m for m in ("tam", "share", "spend", "aws_revenue_topdown",
-                                "aws_revenue_bottomup", "google_aws_silicon_spend")
-                    if m in self.data]
-        quantiles = pd.concat([self.quantiles(m) for m in headline], ignore_index=True)
-        quantiles = quantiles.rename(columns={"chip": "vendor", "cost_vendor": "vendor"})
+        headline = [m for m in SUMMARY_METRICS if m in self.data]
+        quantiles = pd.concat([self.quantiles(m).rename(columns=_KEY_COLUMNS)
+                               for m in headline], ignore_index=True)
         theses = self.theses()
         return {
             "scenario": self.scenario,
@@ -180,7 +191,7 @@ class Forecast:
             "draws": self.draws,
             "seed": self.seed,
             "meta": self.meta,
-            "quantiles": json.loads(quantiles.to_json(orient="records", double_precision=6)),
+            "quantiles": _json_records(quantiles),
             "theses": json.loads(theses.to_json(orient="records", double_precision=6)),
         }
 
@@ -203,7 +214,7 @@ class Forecast:
 
     def to_csv(self, path: str | Path, q: Sequence[float] = (0.1, 0.5, 0.9)) -> Path:
         """Annual quantiles of every metric as a tidy CSV."""
-        frames = [self.quantiles(m, q).rename(columns={"chip": "vendor", "cost_vendor": "vendor"})
+        frames = [self.quantiles(m, q).rename(columns=_KEY_COLUMNS)
                   for m in self.metrics if _has_complete_year(self.data[m])]
         pd.concat(frames, ignore_index=True).to_csv(path, index=False, float_format="%.6g")
         return Path(path)
@@ -216,6 +227,22 @@ class Forecast:
         return Path(path)
 
 
+def _json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``frame`` for JSON, numbers to 6 significant digits and NaN as None.
+
+    Significant digits keep quantiles in order: a fixed number of decimals (``to_json``'s
+    ``double_precision``) wrote 1e-13 as 0.0 next to 5e-16 (the chips a retired generation
+    still ships).
+    """
+    def clean(value: Any) -> Any:
+        if isinstance(value, float | np.floating):
+            return float(f"{value:.6g}") if np.isfinite(value) else None
+        return value
+
+    return [{key: clean(value) for key, value in row.items()}
+            for row in frame.to_dict("records")]
+
+
 def _has_complete_year(values: xr.DataArray) -> bool:
     labels = {str(q) for q in values["quarter"].values}
     return any(all(f"{label[:4]}Q{k}" in labels for k in range(1, 5)) for label in labels)
@@ -224,7 +251,7 @@ def _has_complete_year(values: xr.DataArray) -> bool:
 def quantile_table(forecast: Forecast, metrics: Sequence[str],
                    years: Sequence[str] | None = None) -> pd.DataFrame:
     """Annual 10/50/90% of several metrics, optionally restricted to some years."""
-    frames = [forecast.quantiles(metric).rename(columns={"chip": "vendor", "cost_vendor": "vendor"})
+    frames = [forecast.quantiles(metric).rename(columns=_KEY_COLUMNS)
               for metric in metrics if metric in forecast.data]
     table = pd.concat(frames, ignore_index=True)
     if years is not None:

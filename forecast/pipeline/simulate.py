@@ -17,9 +17,19 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    Trainium3 (Trainium launch prices from scenario draws, then the fitted list drift), and the
    cost per effective PFLOP-hour through each vendor's utilisation draw. List prices are the
    basis on which AWS's "up to 50% cheaper than GPU systems" claim is made.
-6. **AWS revenue**: top-down TAM x AWS share; bottom-up deployed Trainium chips (Epoch's
-   modelled fleet, growing at the scenario's rate) x the newest Trainium's price x hours x
-   billed utilisation. Both are reported; neither is added to the other.
+6. **AWS custom silicon** (:mod:`forecast.models.aws_silicon`): AWS's spend at cost = TAM x
+   AWS share (the ``aws`` row of step 4) continues the fitted AWS fleet: shipments = spend /
+   the unit cost of the generation being bought (the fitted Trainium1-3, then the scenario's
+   ``[roadmap.aws]`` generations at their launch, compute and price multiples:
+   :func:`aws_roadmap`), fleet = last quarter's fleet x survival +
+   shipments, rental revenue from the fleet (capped at the scenario's ceiling,
+   ``aws_rental_revenue_ceiling_usd_billions``, by lowering billed utilisation), and the
+   merchant-equivalent value of the quarter's shipments. The Graviton-inclusive run rate adds
+   the scenario's Graviton run rate (``graviton_run_rate_usd_billions``, growing at
+   ``graviton_growth_per_year``) to 4 x the quarter's rental revenue. Every path carries its
+   unit in its ``unit`` attribute; the unit cost and the survival behind each path are the
+   coordinates ``aws_unit_cost`` and ``aws_survival`` (draw, generation) of the shipments and
+   fleet, so the stock-and-flow identities can be checked on the output.
 
 Only numpy, pandas and xarray run here: forecasting from a stored fit never imports PyMC.
 """
@@ -37,14 +47,13 @@ from forecast.core.calendar import quarter_index, quarter_labels, year_of
 from forecast.core.errors import ForecastError
 from forecast.core.scenario_contract import PRICED_CHIPS
 from forecast.data.dataset import Dataset
-from forecast.economics.aws_revenue import (
-    aws_revenue_bottomup,
-    aws_revenue_topdown,
-    epoch_trainium_start,
-    trainium_fleet,
-)
 from forecast.economics.cost_paths import launch_prices, scenario_cost_paths
 from forecast.economics.vendors import custom_silicon_groups
+from forecast.models.aws_silicon import (
+    aws_silicon_paths,
+    custom_chips_run_rate,
+    graviton_run_rate_paths,
+)
 from forecast.pipeline.results import Forecast, check_paths
 from forecast.store.bundles import FitBundle
 
@@ -55,8 +64,14 @@ def _column(inputs: pd.DataFrame, name: str) -> np.ndarray:
     return inputs[name].to_numpy(float)
 
 
-def fitted_history(market: Any, share: Any) -> pd.DataFrame:
-    """In-sample posterior medians for fan charts: TAM (market model), shares (share model).
+#: The AWS silicon model's in-sample quantities behind the history of each forecast path.
+AWS_HISTORY = {"aws_spend_at_cost": "spend_at_cost", "aws_rental_revenue": "rental_revenue",
+               "aws_merchant_value": "merchant_equivalent_value"}
+
+
+def fitted_history(market: Any, share: Any, aws_silicon: Any = None) -> pd.DataFrame:
+    """In-sample posterior medians for fan charts: TAM (market model), shares (share model)
+    and AWS's spend at cost, rental revenue and merchant-equivalent value (AWS silicon model).
 
     These are model estimates of the past (the data are vendor proxies, not TAM), labelled
     as such in charts. Tidy: metric, key, quarter, value.
@@ -68,6 +83,12 @@ def fitted_history(market: Any, share: Any) -> pd.DataFrame:
     shares = share.fitted_shares()
     frames.append(pd.DataFrame({"metric": "share", "key": shares["vendor"],
                                 "quarter": shares["quarter"], "value": shares["median"]}))
+    if aws_silicon is not None:
+        samples = aws_silicon.history_samples()
+        for metric, name in AWS_HISTORY.items():
+            frames.append(pd.DataFrame({"metric": metric, "key": "",
+                                        "quarter": aws_silicon.timeline,
+                                        "value": np.median(samples[name], axis=0)}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -87,7 +108,8 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     horizon = scenario.horizon if horizon is None else int(horizon)
     if draws <= 0:
         raise ForecastError(f"draws must be > 0, got {draws}")
-    market, share, price = (bundle.models[name] for name in ("market", "share", "price"))
+    market, share, price, aws_silicon = (bundle.models[name] for name in
+                                         ("market", "share", "price", "aws_silicon"))
     data_end = market.timeline[-1]
     if horizon < year_of(data_end) + 1:
         raise ForecastError(f"horizon {horizon} is not after the end of the data "
@@ -115,18 +137,23 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     costs = costs.sel(quarter=quarters)
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
     data = _paths(tam, shares, costs, prices, quarters, custom_silicon_groups(dataset))
-    data["aws_revenue_topdown"] = (("draw", "quarter"), np.asarray(
-        aws_revenue_topdown(tam, shares.sel(vendor="aws").values)))
-    data["aws_revenue_bottomup"] = (("draw", "quarter"),
-                                    _bottom_up(dataset, inputs, prices, draws, seed))
+    aws = _aws_silicon(aws_silicon, data["spend"].sel(vendor="aws").values, quarters, seed,
+                       inputs, aws_roadmap(scenario.roadmap, inputs, aws_silicon.generations))
+    data["aws_spend_at_cost"] = aws["spend_at_cost"]
+    data["aws_shipments"] = aws["shipments"]
+    data["aws_fleet"] = aws["fleet"]
+    data["aws_rental_revenue"] = aws["rental_revenue"]
+    data["aws_merchant_value"] = aws["merchant_value"]
+    data["aws_custom_chips_run_rate"] = aws["custom_chips_run_rate"]
     check_paths(data)
+    models = (market, share, price, aws_silicon)
     return Forecast(
         data=data, scenario=scenario.name, fit_id=bundle.fit_id, seed=seed,
-        theses_specs=list(scenario.theses.values()), history=fitted_history(market, share),
+        theses_specs=list(scenario.theses.values()),
+        history=fitted_history(market, share, aws_silicon),
         meta={"horizon": horizon, "data_end": data_end, "draws": draws,
               # Thesis errors count the posterior's effective samples, not the paths.
-              "posterior_ess": min(model.diagnostics()["min_ess_bulk"]
-                                   for model in (market, share, price))},
+              "posterior_ess": min(model.diagnostics()["min_ess_bulk"] for model in models)},
     )
 
 
@@ -175,15 +202,98 @@ def _paths(tam: np.ndarray, shares: xr.DataArray, costs: xr.DataArray, prices: x
     )
 
 
-def _bottom_up(dataset: Dataset, inputs: pd.DataFrame, prices: xr.Dataset, draws: int,
-               seed: int) -> np.ndarray:
-    """Deployed Trainium fleet x the newest Trainium's price x hours x billed utilisation."""
-    _, start_units = epoch_trainium_start(dataset, draws=draws, seed=seed)
-    fleet = trainium_fleet(start_units, _column(inputs, "trainium_fleet_growth_per_year"),
-                           prices.sizes["quarter"])
-    # The fleet is billed at the newest Trainium's price once it has launched.
-    newest = prices["price"].sel(chip="Trainium3").values
-    fleet_price = np.where(np.isnan(newest), prices["price"].sel(chip="Trainium2").values,
-                           newest)
-    return np.asarray(aws_revenue_bottomup(fleet, fleet_price,
-                                           _column(inputs, "trainium_utilisation")[:, None]))
+#: Units of the AWS silicon paths (each path's ``unit`` attribute): money per quarter, except
+#: the run rate, a yearly rate at each quarter.
+AWS_PATH_UNITS = {
+    "spend_at_cost": "USD billions per quarter (AWS's accelerator spend at cost)",
+    "shipments": "chips per quarter",
+    "fleet": "chips in service at quarter end",
+    "rental_revenue": "USD billions per quarter (Trainium rental revenue)",
+    "merchant_value": "USD billions per quarter (merchant-equivalent value of the shipments)",
+    "custom_chips_run_rate": "USD billions per year (4 x the quarter's Trainium rental revenue "
+                             "+ the Graviton run rate)",
+}
+
+
+def aws_roadmap(roadmap: Sequence[Any], inputs: pd.DataFrame, fitted: pd.DataFrame
+                ) -> list[dict[str, Any]]:
+    """The scenario's AWS generations after the fitted ones, per draw, for the AWS silicon
+    paths (:func:`~forecast.models.aws_silicon.paths.generation_arrays`).
+
+    Each takes over AWS's spend around its launch quarter (its ramp midpoint, never before
+    the quarter after its predecessor's), with its predecessor's dense FP8 compute x its
+    ``performance`` input, at its predecessor's unit cost x its ``price`` input (the
+    roadmap's price per chip as a multiple of the predecessor's, as the cost paths read it).
+
+    Parameters
+    ----------
+    roadmap
+        The scenario's ``[roadmap]`` generations (``scenario.roadmap``); other vendors' and
+        generations already fitted are skipped.
+    inputs
+        The scenario's input draws, one row per path.
+    fitted
+        The fit's generations (generation, ramp_midpoint, fp8_dense_tflops).
+
+    Raises
+    ------
+    ForecastError
+        If an AWS generation does not follow the one before it (the fleet's generations are
+        a chain).
+    """
+    names = [str(g) for g in fitted["generation"]]
+    tflops: dict[str, Any] = dict(zip(names, fitted["fp8_dense_tflops"].astype(float),
+                                      strict=True))
+    midpoint: Any = float(quarter_index(str(fitted["ramp_midpoint"].iloc[-1])))
+    previous, rows = names[-1], []
+    for chip in roadmap:
+        if chip.vendor != "aws" or chip.name in tflops:
+            continue
+        if chip.after != previous:
+            raise ForecastError(f"roadmap.aws.{chip.name}: the AWS silicon forecast needs it "
+                                f"to follow {previous}, not {chip.after}")
+        midpoint = np.maximum(inputs[chip.launch].to_numpy(float), midpoint + 1.0)
+        tflops[chip.name] = tflops[previous] * inputs[chip.performance].to_numpy(float)
+        rows.append({"generation": chip.name, "ramp_midpoint": midpoint,
+                     "fp8_dense_tflops": tflops[chip.name],
+                     "cost_ratio": inputs[chip.price].to_numpy(float)})
+        previous = chip.name
+    return rows
+
+
+def _aws_silicon(fitted: Any, spend: np.ndarray, quarters: list[str], seed: int,
+                 inputs: pd.DataFrame, roadmap: list[dict[str, Any]]
+                 ) -> dict[str, xr.DataArray]:
+    """The AWS silicon paths over AWS's spend at cost (draw, quarter; USD bn a quarter), with
+    the generations of :func:`aws_roadmap` after the fitted ones.
+
+    Rental revenue is capped at the scenario's ceiling; the Graviton run rate is the
+    scenario's level at the data end growing at its yearly rate. Shipments and fleet are per
+    generation, with the unit costs and survival behind them as coordinates.
+    """
+    ceiling = _column(inputs, "aws_rental_revenue_ceiling_usd_billions")[:, None]
+    paths = aws_silicon_paths(fitted, spend, quarters, np.random.default_rng(seed),
+                              generations=roadmap, ceiling=ceiling)
+    start = quarter_index(fitted.timeline[-1])
+    years = np.array([quarter_index(q) - start for q in quarters]) / 4.0
+    graviton = graviton_run_rate_paths(_column(inputs, "graviton_run_rate_usd_billions"),
+                                       _column(inputs, "graviton_growth_per_year"), years)
+    generations = [str(g) for g in paths["generations"]]
+    per_chip = {"aws_unit_cost": (("draw", "generation"), paths["unit_cost"],
+                                  {"unit": "USD per chip at cost"}),
+                "aws_survival": (("draw", "generation"), np.repeat(
+                    paths["survival"][:, None], len(generations), axis=1),
+                    {"unit": "share of the fleet in service after a quarter"})}
+    coords = {"draw": np.arange(spend.shape[0]), "quarter": quarters,
+              "generation": generations, **per_chip}
+    flows = {"spend_at_cost": paths["spend_at_cost"], "rental_revenue": paths["rental_revenue"],
+             "merchant_value": paths["merchant_equivalent_value"],
+             "custom_chips_run_rate": custom_chips_run_rate(paths["rental_run_rate"], graviton)}
+    result = {name: xr.DataArray(values, dims=("draw", "quarter"),
+                                 coords={"draw": coords["draw"], "quarter": quarters},
+                                 attrs={"unit": AWS_PATH_UNITS[name]})
+              for name, values in flows.items()}
+    for name in ("shipments", "fleet"):
+        result[name] = xr.DataArray(paths[name], dims=("draw", "quarter", "generation"),
+                                    coords=coords, attrs={"unit": AWS_PATH_UNITS[name]})
+    return result

@@ -36,8 +36,8 @@ from forecast.pipeline.results import Forecast
 MapFn = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
 
 #: Metrics whose horizon-year median is a column of the sweep table (see :func:`point_row`).
-HEADLINE_METRICS = ("tam", "share", "aws_revenue_topdown", "aws_revenue_bottomup",
-                    "google_aws_silicon_spend")
+HEADLINE_METRICS = ("tam", "share", "aws_spend_at_cost", "aws_rental_revenue",
+                    "aws_merchant_value", "aws_custom_chips_run_rate", "google_aws_silicon_spend")
 #: Most tasks (grid points x seeds) one sweep may have.
 MAX_TASKS = 100_000
 

@@ -34,7 +34,8 @@ _COMPARATORS = {
 
 
 def metric_values(paths: xr.Dataset, thesis: Any) -> xr.DataArray:
-    """The thesis metric as (draw, quarter), with vendor/chip selected or a chip ratio taken."""
+    """The thesis metric as (draw, quarter): vendor selected, chip ratio taken, or AWS chips
+    summed over their generations."""
     metric = thesis.metric
     if metric == "cost_per_pflop_hour_ratio":
         if "cost_per_pflop_hour" not in paths:
@@ -54,6 +55,8 @@ def metric_values(paths: xr.Dataset, thesis: Any) -> xr.DataArray:
         if thesis.vendor not in values["vendor"].values:
             raise ForecastError(f"thesis {thesis.name}: unknown vendor {thesis.vendor!r}")
         values = values.sel(vendor=thesis.vendor)
+    if "generation" in values.dims:  # AWS chips of every generation (shipments, fleet)
+        values = values.sum("generation")
     return values
 
 

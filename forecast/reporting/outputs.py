@@ -12,7 +12,8 @@ from forecast.core.presentation import parse_metric_key
 from forecast.pipeline.results import Forecast
 
 #: Fan charts written with a forecast's files (metric keys: a metric, or one of a vendor).
-FORECAST_CHARTS = ("tam", "share:nvidia", "share:aws", "aws_revenue_topdown")
+FORECAST_CHARTS = ("tam", "share:nvidia", "share:aws", "aws_spend_at_cost",
+                   "aws_rental_revenue", "aws_merchant_value")
 
 
 def check_out_dir(out: str | Path) -> Path:

@@ -326,7 +326,9 @@ class InputSpec:
             case "normal":
                 return p["mu"]
             case "lognormal":
-                return p["median"] * math.exp(p["sigma"] ** 2 / 2.0)
+                # exp overflows a float past 709.78: such a mean is infinite, not an error.
+                exponent = p["sigma"] ** 2 / 2.0
+                return p["median"] * math.exp(exponent) if exponent < 709.0 else math.inf
             case "beta":
                 return p["alpha"] / (p["alpha"] + p["beta"])
             case "uniform":

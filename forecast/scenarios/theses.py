@@ -55,8 +55,9 @@ class ThesisSpec:
     statement : str
         The claim in words.
     metric : str
-        A forecast output name (``share``, ``spend``, ``tam``, ``aws_revenue_topdown``,
-        ``aws_revenue_bottomup``, ``google_aws_silicon_spend``, ``cost_per_pflop_hour_ratio``...):
+        A forecast output name (``share``, ``spend``, ``tam``, ``aws_rental_revenue``,
+        ``aws_custom_chips_run_rate``, ``google_aws_silicon_spend``,
+        ``cost_per_pflop_hour_ratio``...):
         one of :data:`~forecast.core.scenario_contract.THESIS_METRICS`.
     period : str
         ``"2030"``, ``"2030Q4"`` or ``"2026..2030"`` (see :func:`parse_period`).

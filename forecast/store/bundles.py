@@ -9,9 +9,10 @@ Layout under the artifacts root (``artifacts/`` by default, ignored by git)::
     artifacts/registry.sqlite                 index of every fit and refit run
 
 A model key is ``<model>-<digest>``: the digest covers the model's priors and the data it was
-fitted to, so one fit holds one price and one share model shared by every scenario whose
-priors agree, and one market model per distinct TAM-ceiling prior. ``bundle.json`` maps each
-scenario to its three model keys.
+fitted to, so one fit holds one price model shared by every scenario whose priors agree, and
+one market, share and AWS silicon model per distinct set of priors and inputs. ``bundle.json``
+maps each scenario to its model keys (those of
+:data:`~forecast.models.registry.SCENARIO_MODELS`).
 
 A fit is written into a hidden temporary directory next to its final place (``.tmp-<fit_id>``,
 under the shared publish lock: :mod:`forecast.store.locks`), its files' SHA-256 recorded in
@@ -86,7 +87,7 @@ class FitBundle:
 
     ``models`` maps model keys (``price-1a2b...``) to fitted models; a bundle returned by
     :meth:`for_scenario` (what :func:`~forecast.pipeline.simulate.simulate` takes) maps the plain
-    names ``price``, ``market`` and ``share`` instead.
+    names ``price``, ``market``, ``share`` and ``aws_silicon`` instead.
     """
 
     fit_id: str
@@ -128,7 +129,8 @@ class FitBundle:
         return None
 
     def for_scenario(self, priors_digest: str) -> FitBundle:
-        """The three models fitted with these priors, keyed ``price``/``market``/``share``."""
+        """The models fitted with these priors, keyed by model name (``price``, ``market``,
+        ``share``, ``aws_silicon``)."""
         keys = self.keys_for(priors_digest)
         if keys is None:
             raise FitError(f"fit {self.fit_id} has no models for these scenario priors")
@@ -323,8 +325,8 @@ def load_bundle(fit_id: str, root: str | Path | None = None,
                 priors_digest: str | None = None) -> FitBundle:
     """Load a stored fit (numpy/xarray only).
 
-    With ``priors_digest``, only that scenario's three models are loaded and the bundle is
-    keyed ``price``/``market``/``share``, ready for :func:`~forecast.pipeline.simulate.simulate`.
+    With ``priors_digest``, only that scenario's models are loaded and the bundle is keyed by
+    model name, ready for :func:`~forecast.pipeline.simulate.simulate`.
     """
     directory = fit_directory(fit_id, root)
     header = read_header(directory)

@@ -29,6 +29,7 @@ from forecast.core.presentation import (
     (1234.56, "USD billions", "1,234.6"),
     (-0.04, "USD billions", "-0.0"),
     (12.25, "USD billions", "12.2"),  # exact in binary: half rounds to even
+    (14.56, "USD billions per year", "14.6"),  # a run rate
     (1.00123, "", "1.001"),
     (123456.0, "", "1.235e+05"),
     (3.2, "USD per chip-hour", "3.2"),
@@ -56,7 +57,7 @@ def test_missing_numbers_and_the_command_line_style():
     ("share:aws", MetricKey("share", key="aws")),
     ("share:aws:2030", MetricKey("share", "2030", "aws")),
     ("share:2030:aws", MetricKey("share", "2030", "aws")),
-    ("aws_revenue:2030", MetricKey("aws_revenue_topdown", "2030")),
+    ("aws_revenue:2030", MetricKey("aws_rental_revenue", "2030")),
     ("google_aws_silicon", MetricKey("google_aws_silicon_spend")),
     (" price : H100 : 2027Q1 ", MetricKey("price", "2027Q1", "H100")),
     ("thesis:aws_revenue_50b_by_2030", MetricKey("aws_revenue_50b_by_2030", kind="thesis")),
@@ -127,7 +128,7 @@ def test_headline_metrics_have_units_and_aliases_name_them():
 def test_headline_quantities_follow_the_years():
     assert [q.row_name for q in headline_quantities(2026, 2030)] == [
         "tam:2026", "tam:2030", "share:2030:nvidia", "share:2030:aws",
-        "aws_revenue_topdown:2030"]
+        "aws_rental_revenue:2030"]
     later = headline_quantities("2027", 2035)
     assert [q.period for q in later] == ["2027", "2035", "2035", "2035", "2035"]
     assert len(headline_quantities(2030, 2030)) == 4  # TAM once

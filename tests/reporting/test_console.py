@@ -30,10 +30,14 @@ def synthetic(name: str = "demo", scale: float = 1.0, n: int = 200) -> Forecast:
     rng = np.random.default_rng(5)
     tam = scale * rng.lognormal(np.log(300), 0.2, size=(n, len(QUARTERS)))
     share = rng.dirichlet([8, 1, 1, 1], size=(n, len(QUARTERS)))
+    aws = tam * share[:, :, 3]
     data = xr.Dataset(
         {"tam": (("draw", "quarter"), tam),
          "share": (("draw", "quarter", "vendor"), share),
-         "aws_revenue_topdown": (("draw", "quarter"), tam * share[:, :, 3])},
+         "aws_spend_at_cost": (("draw", "quarter"), aws),
+         "aws_rental_revenue": (("draw", "quarter"), 0.3 * aws),
+         "aws_merchant_value": (("draw", "quarter"), 2.0 * aws),
+         "aws_custom_chips_run_rate": (("draw", "quarter"), 1.2 * aws + 10.0)},
         coords={"draw": np.arange(n), "quarter": QUARTERS,
                 "vendor": ["nvidia", "amd", "intel", "aws"]})
     thesis = ThesisSpec(name="big_tam", statement="TAM above 1200 in 2030", metric="tam",
@@ -56,6 +60,16 @@ def test_headline_blocks_per_metric_without_thousands_separators():
     assert not any("intel" in line for line in lines)
     share = next(line for line in lines if line.startswith("  2030 nvidia"))
     assert all(len(value.split(".")[1]) == 3 for value in share.split()[2:])
+    # The AWS quantities, each titled with its unit; the run rate is a yearly rate at Q4.
+    for title in ("aws_spend_at_cost (USD billions)", "aws_rental_revenue (USD billions)",
+                  "aws_merchant_value (USD billions)",
+                  "aws_custom_chips_run_rate (USD billions per year)"):
+        assert f"{title}, calendar year: 10% / 50% / 90%" in lines
+    start = lines.index("aws_custom_chips_run_rate (USD billions per year), calendar year: "
+                        "10% / 50% / 90%")
+    q4 = result.paths("aws_custom_chips_run_rate").sel(quarter="2030Q4").values
+    assert lines[start + 2].split() == ["2030", *(f"{v:.1f}" for v in
+                                                  np.quantile(q4, [0.1, 0.5, 0.9]))]
 
 
 def test_theses_lines():
@@ -107,7 +121,8 @@ def test_forecast_files_all_or_nothing(tmp_path):
         "forecast_bull_quantiles.csv", "forecast_bull_paths.parquet",
         "forecast_bull_summary.json", "forecast_bull_tam.png",
         "forecast_bull_share_nvidia.png", "forecast_bull_share_aws.png",
-        "forecast_bull_aws_revenue_topdown.png"])
+        "forecast_bull_aws_spend_at_cost.png", "forecast_bull_aws_rental_revenue.png",
+        "forecast_bull_aws_merchant_value.png"])
     assert sorted(out.iterdir()) == written  # no staging left behind
     blocker = tmp_path / "file"
     blocker.write_text("")

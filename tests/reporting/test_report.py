@@ -298,7 +298,7 @@ def test_report_numbers_equal_the_python_api(built, fit_store):
         check(f"diag:{model}:max_r_hat", values["max_r_hat"])
         check(f"diag:{model}:divergences", values["divergences"])
 
-    spec = parse_output(f"aws_revenue_topdown:{horizon}")
+    spec = parse_output(f"aws_rental_revenue:{horizon}")
     ranking = global_ranking(forecast_inputs(scenario, api), output_draws(api, spec))
     for row in ranking.itertuples(index=False):
         check(f"ranking:{row.input}:spearman", row.spearman)

@@ -45,7 +45,7 @@ def synthetic_forecast(n: int = 500) -> Forecast:
     data = xr.Dataset(
         {"tam": (("draw", "quarter"), tam),
          "share": (("draw", "quarter", "vendor"), share),
-         "aws_revenue_topdown": (("draw", "quarter"), tam * share[:, :, 2])},
+         "aws_rental_revenue": (("draw", "quarter"), tam * share[:, :, 2])},
         coords={"draw": np.arange(n), "quarter": quarters,
                 "vendor": ["nvidia", "google", "aws"]})
     thesis = ThesisSpec(name="big_tam", statement="TAM above 220 in 2030", metric="tam",
@@ -55,13 +55,13 @@ def synthetic_forecast(n: int = 500) -> Forecast:
 
 
 def test_parse_output_forms_and_aliases():
-    assert parse_output("aws_revenue:2030") == OutputSpec("aws_revenue_topdown", "2030")
+    assert parse_output("aws_revenue:2030") == OutputSpec("aws_rental_revenue", "2030")
     assert parse_output("google_aws_silicon:2030Q4", "p90") == OutputSpec(
         "google_aws_silicon_spend", "2030Q4", stat="p90")
     assert parse_output("share:aws:2030") == OutputSpec("share", "2030", key="aws")
     spec = parse_output("thesis:big_tam")
     assert spec.kind == "thesis" and spec.label == "thesis:big_tam (probability)"
-    assert parse_output("aws_revenue:2030").label == "aws_revenue_topdown:2030 (median)"
+    assert parse_output("aws_revenue:2030").label == "aws_rental_revenue:2030 (median)"
     for bad in ("aws_revenue", "tam:20300", "thesis:", "a:b:c:d", "tam:2030Q5"):
         with pytest.raises(ForecastError):
             parse_output(bad)
@@ -120,7 +120,7 @@ def test_sensitivity_text_shows_the_tornado_and_the_ranking():
     assert shown["swing"].tolist() == ["10.12", "0"]  # rounding noise shows as 0
     assert shown["output_at_high"].tolist() == ["20.12", "12"]
     lines = sensitivity_text(result).splitlines()
-    assert lines[0] == ("scenario base, fit F, output aws_revenue_topdown:2030 (median) "
+    assert lines[0] == ("scenario base, fit F, output aws_rental_revenue:2030 (median) "
                         "[USD billions], 100 paths per run, seed 1")
     assert lines[1].endswith("(all at medians: 15)")
     assert ("global ranking over 100 Monte Carlo paths (all inputs varying; R^2 of SRC 0.50, "
@@ -226,7 +226,7 @@ def test_cli_sensitivity_prints_the_tornado(fit_store):
 
     result = run("--scenario", "base", "--metric", "aws_revenue:2030")
     assert result.returncode == 0, result.stderr
-    assert "aws_revenue_topdown:2030 (median)" in result.stdout
+    assert "aws_rental_revenue:2030 (median)" in result.stdout
     assert "swing" in result.stdout and "spearman" in result.stdout
     scenario = load_scenario("base")
     for name in scenario.input_names:

@@ -37,8 +37,9 @@ REQUIRED_INPUTS = [
     "switching_speed_multiplier",
     "aws_supply_cap_share",
     "ecosystem_shift_per_year",
-    "trainium_fleet_growth_per_year",
-    "trainium_utilisation",
+    "graviton_run_rate_usd_billions",
+    "graviton_growth_per_year",
+    "aws_rental_revenue_ceiling_usd_billions",
 ]
 
 
@@ -100,7 +101,10 @@ def test_base_priors_and_theses(base: Scenario) -> None:
     share = base.theses["nvidia_share_2030_at_most_70pct"]
     assert (share.vendor, share.period_kind, share.aggregate) == ("nvidia", "year", "mean")
     revenue = base.theses["aws_revenue_50b_by_2030"]
-    assert (revenue.aggregate, revenue.comparator, revenue.threshold) == ("sum", ">=", 50.0)
+    # A USD 50 bn run rate: 4 x a fourth quarter's rental revenue, in some year up to 2030.
+    assert (revenue.metric, revenue.period_kind, revenue.aggregate, revenue.when) == (
+        "aws_rental_revenue", "year", "last", "by")
+    assert (revenue.comparator, 4 * revenue.threshold) == (">=", 50.0)
 
 
 def test_digest_is_stable(base: Scenario) -> None:

@@ -79,7 +79,7 @@ def test_drop_with_new_quarter_publishes_fit_and_revision_report(store, split, c
     rows = pd.DataFrame(report["rows"])
     assert set(rows["scenario"]) == {"base", "bull", "bear"}
     assert {"tam:2026", "tam:2030", "share:2030:nvidia", "share:2030:aws",
-            "aws_revenue_topdown:2030"} <= set(rows["metric"])
+            "aws_rental_revenue:2030"} <= set(rows["metric"])
     assert rows["metric"].str.startswith("thesis:").sum() >= 3 * 4
     # Same models (reused), same data once merged, same scenario files, same draws and seed:
     # every headline value is unchanged (up to rounding: the merged rows are in another

@@ -70,11 +70,7 @@ from forecast.models.aws_silicon.data import (
     spend_frame_from_market,
 )
 from forecast.models.aws_silicon.fitted import FittedAwsSilicon, load_aws_silicon
-from forecast.models.aws_silicon.graviton import (
-    GRAVITON_INPUT,
-    custom_chips_run_rate,
-    graviton_run_rate_paths,
-)
+from forecast.models.aws_silicon.graviton import custom_chips_run_rate, graviton_run_rate_paths
 from forecast.models.aws_silicon.model import AWS_SILICON_SAMPLER, AwsSiliconModel
 from forecast.models.aws_silicon.paths import (
     PATH_UNITS,
@@ -89,7 +85,7 @@ from forecast.models.aws_silicon.summary import ANNUAL_UNITS, annual_samples, an
 
 __all__ = [
     "ANNUAL_UNITS", "AWS_SILICON_SAMPLER", "DEFAULT_PRIORS", "FIRST_QUARTER",
-    "GENERATION_MIDPOINTS", "GRAVITON_INPUT", "NUMBER_FACTORS", "PATH_UNITS",
+    "GENERATION_MIDPOINTS", "NUMBER_FACTORS", "PATH_UNITS",
     "REFERENCE_GENERATION",
     "RUN_RATE_READINGS", "SCALAR_VARS", "STATEMENT_SOFTNESS", "UTILISATION_READINGS",
     "AwsSiliconModel", "FittedAwsSilicon", "annual_samples", "annual_table",

@@ -13,7 +13,12 @@ import pandas as pd
 import xarray as xr
 
 from forecast.core.errors import ForecastError
-from forecast.models.aws_silicon.paths import PATH_PARAMETERS, PATH_UNITS, aws_silicon_paths
+from forecast.models.aws_silicon.paths import (
+    PATH_PARAMETERS,
+    PATH_UNITS,
+    aws_silicon_paths,
+    quarters_after,
+)
 from forecast.models.fitted import Fitted
 
 #: Quantities of the history table, with their units.
@@ -87,7 +92,8 @@ class FittedAwsSilicon(Fitted):
         Parameters
         ----------
         quarters
-            Labels of the spend columns (consecutive, from the quarter after the data end).
+            Labels of the spend columns (consecutive, from the quarter after the data end), or
+            their number, as every model's ``forecast`` takes it.
         draws
             Ignored beyond a check: the paths are as many as the spend paths' rows.
         seed
@@ -109,7 +115,8 @@ class FittedAwsSilicon(Fitted):
         spend = np.asarray(spend_paths, dtype=float)
         if draws is not None and draws != spend.shape[0]:
             raise ForecastError(f"aws_silicon: draws={draws} but {spend.shape[0]} spend paths")
-        labels = [str(q) for q in quarters]
+        labels = (quarters_after(self.timeline[-1], quarters) if isinstance(quarters, int)
+                  else [str(q) for q in quarters])
         paths = aws_silicon_paths(self, spend, labels, np.random.default_rng(seed),
                                   generations=generations, ceiling=ceiling)
         return paths_dataset(paths, labels)

@@ -21,6 +21,7 @@ from forecast.models.aws_silicon.data import (
     UTILISATION_READINGS,
     check_spend,
     prepare_aws_silicon_data,
+    spend_frame_from_market,
     timeline_of,
 )
 from forecast.models.aws_silicon.fitted import FittedAwsSilicon
@@ -34,7 +35,6 @@ from forecast.models.protocol import BayesianModel
 #: prior-only parameter (merchant_price_decline): too close to the gate's 1.01.
 AWS_SILICON_SAMPLER: dict[str, Any] = {"nuts_sampler": "pymc", "target_accept": 0.95,
                                        "tune": 1000, "draws": 2000, "chains": 2}
-
 
 
 class AwsSiliconModel(BayesianModel):
@@ -60,6 +60,8 @@ class AwsSiliconModel(BayesianModel):
     state_vars = {"fleet": "quarter"}
     #: The spend's non-centred innovations (``log_spend`` keeps what they mean).
     auxiliary_vars = ("z_spend",)
+    #: Fitted after the market model, from its AWS spend.
+    upstream = ("market",)
 
     def prepare(self, dataset: Any, scenario: Any = None, spend: pd.DataFrame | None = None
                 ) -> dict[str, pd.DataFrame]:
@@ -80,6 +82,14 @@ class AwsSiliconModel(BayesianModel):
         return prepare_aws_silicon_data(dataset, spend, run_rate_readings=phrases,
                                         number_factors=factors,
                                         utilisation_readings=UTILISATION_READINGS)
+
+    def prepare_with(self, dataset: Any, scenario: Any, fitted: Mapping[str, Any]
+                     ) -> dict[str, pd.DataFrame]:
+        """:meth:`prepare` with the spend of the fitted market model ``fitted["market"]``
+        (:func:`~forecast.models.aws_silicon.data.spend_frame_from_market`)."""
+        if "market" not in fitted:
+            raise FitError("aws_silicon: fitted after the market model, which is missing")
+        return self.prepare(dataset, scenario, spend=spend_frame_from_market(fitted["market"]))
 
     def check_inputs(self, inputs: Mapping[str, pd.DataFrame]) -> None:
         check_spend(inputs["spend"])

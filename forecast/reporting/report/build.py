@@ -51,7 +51,7 @@ def build_report(
     compare
         Scenarios compared with it (the main one is added if missing).
     sensitivity_metric
-        Output of the sensitivity section (default ``aws_revenue_topdown:<horizon>``).
+        Output of the sensitivity section (default ``aws_rental_revenue:<horizon>``).
     sensitivity_draws
         Paths per one-at-a-time run (default the smaller of 2000 and the forecast's draws).
     spider_inputs
@@ -111,7 +111,7 @@ def _sensitivity(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
     scenario, dataset, bundle, metric, draws, spider_inputs = run
     mark = time.perf_counter()
     sensitivity(b, result, scenario, dataset, bundle,
-                metric or f"aws_revenue_topdown:{result.meta['horizon']}",
+                metric or f"aws_rental_revenue:{result.meta['horizon']}",
                 draws or min(DEFAULT_DRAWS, result.draws), spider_inputs, progress)
     return time.perf_counter() - mark
 

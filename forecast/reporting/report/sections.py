@@ -45,7 +45,13 @@ def headline(b: ReportBuilder, result: Forecast) -> None:
     b.heading(2, "Headline forecast")
     b.paragraph("Calendar-year 10%, 50% and 90% quantiles over the joint sample paths. Money "
                 "is in USD billions a year (the sum of the year's quarters); shares are of the "
-                "spend of the covered vendors (the mean of the year's quarters).")
+                "spend of the covered vendors (the mean of the year's quarters). AWS's custom "
+                "silicon has three quantities from one fleet, never added: spend at cost "
+                "(what AWS pays to build its chips, its part of the TAM), Trainium rental "
+                "revenue (what renting the fleet earns) and merchant-equivalent value (the "
+                "year's shipments priced as NVIDIA GPUs of the same compute); "
+                "aws_custom_chips_run_rate is the fourth quarter's rental revenue x 4 plus "
+                "the Graviton run rate, as Amazon quotes its custom chips.")
     table = quantile_table(result, [m for m in HEADLINE if m in result.data])
     rows = []
     for row in table.itertuples(index=False):
@@ -67,12 +73,15 @@ def charts(b: ReportBuilder, result: Forecast) -> None:
                 "the fitted models' in-sample medians (TAM is latent spend estimated from "
                 "vendor revenue proxies, not an observed series).")
     for metric, title in (("tam", "Data-center accelerator spend (TAM) per quarter"),
-                          ("aws_revenue_topdown", "AWS custom-silicon revenue, top-down "
-                                                  "(TAM x AWS share), per quarter"),
+                          ("aws_spend_at_cost", "AWS custom silicon: spend at cost (TAM x "
+                                                "AWS share) per quarter"),
+                          ("aws_rental_revenue", "AWS custom silicon: Trainium rental revenue "
+                                                 "(fleet x hours x billed utilisation x "
+                                                 "price) per quarter"),
+                          ("aws_merchant_value", "AWS custom silicon: merchant-equivalent value "
+                                                 "of the quarter's shipments"),
                           ("google_aws_silicon_spend", "Google TPU and AWS Trainium/Inferentia "
-                                                       "spend per quarter"),
-                          ("aws_revenue_bottomup", "AWS custom-silicon revenue, bottom-up "
-                                                   "(fleet x price x hours x utilisation)")):
+                                                       "spend per quarter")):
         if metric in result.data:
             history = result.history_for(metric)
             b.image(f"fan_{metric}.png", title,

@@ -1,7 +1,7 @@
 """Scalar outputs of a forecast: which number a sensitivity analysis follows.
 
 :class:`OutputSpec` names an output in the metric-key grammar of
-:mod:`forecast.core.presentation` (``aws_revenue_topdown:2030``, ``share:aws:2030``,
+:mod:`forecast.core.presentation` (``aws_rental_revenue:2030``, ``share:aws:2030``,
 ``thesis:aws_revenue_50b_by_2030``) with the statistic of its draws; :func:`output_draws` and
 :func:`output_value` read it off a :class:`~forecast.pipeline.results.Forecast`.
 """
@@ -42,7 +42,7 @@ class OutputSpec(MetricKey):
 
     @property
     def label(self) -> str:
-        """Readable name with the statistic, e.g. ``aws_revenue_topdown:2030 (median)``."""
+        """Readable name with the statistic, e.g. ``aws_rental_revenue:2030 (median)``."""
         what = "probability" if self.kind == "thesis" else self.stat
         return f"{self.text} ({what})"
 
@@ -51,7 +51,7 @@ def parse_output(text: str, stat: str = "median") -> OutputSpec:
     """Parse ``metric:period``, ``metric:key:period`` or ``thesis:name``.
 
     The metric-key grammar of :func:`~forecast.core.presentation.parse_metric_key` with the
-    period required and last; ``aws_revenue`` means ``aws_revenue_topdown`` and
+    period required and last; ``aws_revenue`` means ``aws_rental_revenue`` and
     ``google_aws_silicon`` means ``google_aws_silicon_spend`` (:data:`METRIC_ALIASES`). Names are
     checked against a forecast by :func:`check_output`.
 
