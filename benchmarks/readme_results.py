@@ -9,9 +9,8 @@ per result, each computed through the package's public API (no number is written
   (``backtest_price``: one refit before 2024-07-01 and the random walk with drift);
 - ``market`` (README "M3 market size"): each scenario's market fit and its diagnostics, the
   NVIDIA compute fraction, the spend of the last four fitted quarters;
-- ``share`` (README "M4 market share"): the base share fit, b, a_nvidia and lambda, the
-  elasticities (``elasticities``) and the rolling-origin share backtest
-  (``rolling_origin_backtest``: one refit per origin, 2023Q2 to the last quarter but one);
+- ``share`` (README "M4 market share"): the base share fit, b, NVIDIA's ecosystem lead,
+  lambda and rho, and the elasticities of the five vendors (``elasticities``);
 - ``diffusion`` (README "Diffusion"): Bass p, q, m of Epoch's modelled H100 shipments with
   90% intervals and the fit's diagnostics;
 - ``forecasts`` (README "M3 market size" and "Forecasts under the three scenarios"): the base
@@ -20,18 +19,17 @@ per result, each computed through the package's public API (no number is written
   value and the Graviton-inclusive run rate in 2026 and 2030 under bull, base and bear, and
   each scenario's AWS silicon fit with its 2025Q3 run rate.
 
-The market backtest, the scenario comparison, the base forecast and the sensitivity table are
-printed by ``python cli.py backtest market``, ``python cli.py forecast --compare bull base
-bear``, ``python cli.py forecast --scenario base`` and ``python cli.py sensitivity ...``;
-the README shows those commands' own output.
+The market and share backtests, the scenario comparison, the base forecast and the
+sensitivity table are printed by ``python cli.py backtest market|share``, ``python cli.py
+forecast --compare bull base bear``, ``python cli.py forecast --scenario base`` and ``python
+cli.py sensitivity ...``; the README shows those commands' own output.
 
 Fits come from the fit store ``--artifacts`` (default ``artifacts/readme``) through
 ``forecast.pipeline.runner.load_run``, as the CLI's ``--artifacts`` reads them: made there
 with the models' default samplers when absent (bull, base and bear: about 3 minutes on 2
 cores) and reused after; the H100 Bass fit is saved under ``DIR/readme-diffusion/``. The
 backtests run every time. With the fits stored, on 2 cores: ``price`` about 15 s (its
-backtest refits the price model once), ``share`` 2-7 minutes (one share fit per origin, each
-compiled anew; the range is the machine's load), ``market`` and ``forecasts`` a few seconds,
+backtest refits the price model once), ``share`` and ``forecasts`` a few seconds,
 ``diffusion`` about 10 s the first time and a few seconds after.
 
     python benchmarks/readme_results.py [--section price|market|share|diffusion|forecasts|aws|all]
@@ -55,9 +53,6 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ARTIFACTS = ROOT / "artifacts" / "readme"
 SCENARIOS = ("bull", "base", "bear")
-#: First origin of the share backtest; the others are every later quarter but the last.
-SHARE_FIRST_ORIGIN = "2023Q2"
-SHARE_HORIZON = 4
 PRICE_CUTOFF = "2024-07-01"
 FORECAST_YEAR = "2030"
 
@@ -253,29 +248,24 @@ def market_parameters_block(fitted: Any) -> Block:
 
 
 def share_section(ctx: Context) -> list[Block]:
-    """M4: the base share fit, its parameters and elasticities, the backtest."""
-    scenario, dataset, bundle = ctx.run("base")
+    """M4: the base share fit, its parameters and elasticities (the backtest is
+    ``python cli.py backtest share``)."""
+    _, _, bundle = ctx.run("base")
     fitted = bundle.models["share"]
     return [diagnostics_block("share fit (base)", [diagnostics_row("share (base)", fitted)]),
-            share_parameters_block(fitted), elasticities_block(fitted),
-            *share_backtest_blocks(dataset, scenario)]
+            share_parameters_block(fitted), elasticities_block(fitted)]
 
 
 def share_parameters_block(fitted: Any) -> Block:
-    b = quantiles(fitted.stacked("price_coefficient"))
-    speed = quantiles(fitted.stacked("adjustment_speed"))
-    vendors = [str(v) for v in fitted.posterior["vendor"].values]
-    a_nvidia = fitted.stacked("ecosystem")[:, vendors.index("nvidia")]
-    frame = pd.DataFrame([
-        {"parameter": "b (price coefficient)", "estimate": f"median {b[1]:.2f}",
-         "90% interval": f"{b[0]:.2f} to {b[2]:.2f}"},
-        {"parameter": "a_nvidia (ecosystem)",
-         "estimate": f"{a_nvidia.mean():.2f} +- {a_nvidia.std():.2f} (mean +- sd)",
-         "90% interval": interval(*quantiles(a_nvidia, (0.05, 0.95)), lambda v: f"{v:.2f}")},
-        {"parameter": "lambda (gap closed a quarter)", "estimate": f"median {speed[1]:.2f}",
-         "90% interval": f"{speed[0]:.2f} to {speed[2]:.2f}"},
-    ])
-    return "share model, base fit (posterior)", markdown(frame)
+    rows = []
+    for name, label in (("price_coefficient", "b (price coefficient)"),
+                        ("ecosystem_nvidia", "NVIDIA's ecosystem lead over the mean rival"),
+                        ("adjustment_speed", "lambda (gap to the target closed a quarter)"),
+                        ("deviation_persistence", "rho (persistence of the deviation)")):
+        low, mid, high = quantiles(fitted.stacked(name))
+        rows.append({"parameter": label, "median": f"{mid:.2f}",
+                     "90% interval": f"{low:.2f} to {high:.2f}"})
+    return "share model, base fit (posterior)", markdown(pd.DataFrame(rows))
 
 
 def elasticities_block(fitted: Any) -> Block:
@@ -290,39 +280,10 @@ def elasticities_block(fitted: Any) -> Block:
             row = table[(table["vendor_i"] == vendor) & (table["vendor_j"] == j)].iloc[0]
             rows.append({"share of": vendor, "elasticity": label,
                          "median": f"{row['median']:+.3f}",
-                         "80% interval": f"{row['p10']:+.3f} to {row['p90']:+.3f}"})
+                         "90% interval": f"{row['p05']:+.3f} to {row['p95']:+.3f}"})
     quarter = fitted.meta["quarters"][-1]
     return (f"elasticities of target shares to cost per effective PFLOP-hour at the {quarter} "
             "target shares (d log s_i / d log k_j)", markdown(pd.DataFrame(rows), left=2))
-
-
-def share_backtest_blocks(dataset: Any, scenario: Any) -> list[Block]:
-    from forecast.evaluation.share_backtest import rolling_origin_backtest
-    from forecast.models.share import ShareModel
-
-    model = ShareModel.from_scenario(scenario)
-    data = model.prepare(dataset, scenario)
-    labels = list(data.quarters)
-    origins = labels[labels.index(SHARE_FIRST_ORIGIN):-1]
-    start = time.perf_counter()
-    table = rolling_origin_backtest(data, origins, horizon=SHARE_HORIZON, priors=model.priors)
-    overall = table.groupby("method", sort=False).agg(
-        forecasts=("crps", "size"), crps=("crps", "mean"), log_score=("log_score", "mean"),
-        coverage=("covered80", "mean")).reset_index()
-    frame = pd.DataFrame({
-        "method": overall["method"], "forecasts": overall["forecasts"],
-        "CRPS": overall["crps"].map(lambda v: f"{v:.3f}"),
-        "log score": overall["log_score"].map(lambda v: f"{v:.2f}"),
-        "80% coverage": overall["coverage"].map(lambda v: pct(v, 0, sign=False))})
-    by_h = table.pivot_table(index="horizon", columns="method", values="crps", aggfunc="mean")
-    counts = table[table["method"] == table["method"].iloc[0]].groupby("horizon").size()
-    horizons = pd.DataFrame({"horizon": by_h.index, "forecasts": counts.to_numpy(),
-                             **{f"CRPS {m}": by_h[m].map(lambda v: f"{v:.3f}").to_numpy()
-                                for m in overall["method"]}})
-    title = (f"share backtest: {len(origins)} origins {origins[0]}-{origins[-1]}, horizons "
-             f"1-{SHARE_HORIZON}, derived log-ratios to NVIDIA, realised costs")
-    return [(title, markdown(frame) + f"\n\n{time.perf_counter() - start:.0f} s"),
-            ("share backtest CRPS by horizon", markdown(horizons))]
 
 
 # --------------------------------------------------------------------------- diffusion

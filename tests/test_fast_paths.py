@@ -140,26 +140,6 @@ def test_aggregate_period_equals_xarray(how: str) -> None:
         aggregate_period(paths.transpose("quarter", "draw"), quarters[4:], how), expected)
 
 
-def test_fitted_shares_equal_per_quarter_quantiles() -> None:
-    from forecast.models.share import FittedShareModel
-
-    rng = np.random.default_rng(6)
-    shares = rng.dirichlet([5.0, 2.0, 1.0], size=(2, 250, 6))  # chain, draw, quarter, vendor
-    quarters = [f"2024Q{k}" for k in range(1, 5)] + ["2025Q1", "2025Q2"]
-    posterior = xr.Dataset({"share": (("chain", "draw", "quarter", "vendor"), shares)},
-                           coords={"vendor": ["nvidia", "amd", "aws"], "quarter": quarters})
-    model = FittedShareModel(posterior=posterior, data={}, config={},
-                             summary_table=pd.DataFrame(), meta={"quarters": quarters})
-    stacked = shares.reshape(500, 6, 3)
-    expected = pd.DataFrame([
-        {"quarter": quarter, "vendor": vendor,
-         "median": float(np.median(stacked[:, t, k])),
-         "p10": float(np.quantile(stacked[:, t, k], 0.1)),
-         "p90": float(np.quantile(stacked[:, t, k], 0.9))}
-        for t, quarter in enumerate(quarters) for k, vendor in enumerate(["nvidia", "amd", "aws"])])
-    pd.testing.assert_frame_equal(model.fitted_shares(), expected, check_exact=True)
-
-
 def test_spend_history_equals_per_group_quantiles() -> None:
     from forecast.models.market import LATENT_GROUPS, FittedMarket
 

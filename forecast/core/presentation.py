@@ -30,7 +30,7 @@ from forecast.core.errors import ForecastError
 UNITS = {
     "tam": "USD billions",
     "spend": "USD billions",
-    "google_aws_silicon_spend": "USD billions",
+    "custom_silicon_spend": "USD billions",
     "aws_spend_at_cost": "USD billions",
     "aws_rental_revenue": "USD billions",
     "aws_merchant_value": "USD billions",
@@ -48,7 +48,7 @@ PROBABILITY = "probability"
 
 #: Metrics of the headline quantile tables (command line, report), in order.
 HEADLINE = ("tam", "share", "aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value",
-            "aws_custom_chips_run_rate", "google_aws_silicon_spend")
+            "aws_custom_chips_run_rate", "custom_silicon_spend")
 
 #: Rows of the command line's headline table: metrics without a vendor (``""``) and these
 #: vendors.
@@ -57,7 +57,7 @@ HEADLINE_VENDORS = ("", "nvidia", "amd", "google", "aws", "other")
 #: Short names accepted for forecast metrics.
 METRIC_ALIASES = {
     "aws_revenue": "aws_rental_revenue",
-    "google_aws_silicon": "google_aws_silicon_spend",
+    "custom_silicon": "custom_silicon_spend",
 }
 
 #: Shown for a missing (NaN, infinite or None) number.
@@ -169,8 +169,8 @@ def parse_metric_key(text: str, *, need_period: bool = False) -> MetricKey:
     A period is a year (``2030``) or a quarter (``2030Q4``); a part shaped like one is the
     period, any other the vendor or chip, so ``share:2030:aws`` (:attr:`MetricKey.row_name`)
     reads as ``share:aws:2030`` (:attr:`MetricKey.text`). The aliases ``aws_revenue`` and
-    ``google_aws_silicon`` (:data:`METRIC_ALIASES`) stand for ``aws_rental_revenue`` and
-    ``google_aws_silicon_spend``. Whether the names exist is for a forecast to say.
+    ``custom_silicon`` (:data:`METRIC_ALIASES`) stand for ``aws_rental_revenue`` and
+    ``custom_silicon_spend``. Whether the names exist is for a forecast to say.
 
     Parameters
     ----------

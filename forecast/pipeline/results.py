@@ -30,7 +30,7 @@ from forecast.pipeline.theses import evaluate_theses
 ANNUAL_AGGREGATE = {
     "tam": "sum",
     "spend": "sum",
-    "google_aws_silicon_spend": "sum",
+    "custom_silicon_spend": "sum",
     "aws_spend_at_cost": "sum",
     "aws_shipments": "sum",
     "aws_rental_revenue": "sum",
@@ -41,7 +41,7 @@ ANNUAL_AGGREGATE = {
 #: Metrics of the JSON summary, in order.
 SUMMARY_METRICS = ("tam", "share", "spend", "aws_spend_at_cost", "aws_rental_revenue",
                    "aws_merchant_value", "aws_custom_chips_run_rate", "aws_shipments",
-                   "aws_fleet", "google_aws_silicon_spend")
+                   "aws_fleet", "custom_silicon_spend")
 #: Key columns of the quantile tables, shown as ``vendor`` in the combined tables.
 _KEY_COLUMNS = {"chip": "vendor", "cost_vendor": "vendor", "generation": "vendor"}
 

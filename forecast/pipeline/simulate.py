@@ -9,10 +9,12 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    launch quarters (:func:`forecast.economics.cost_paths.scenario_cost_paths`).
 3. **Shares**: the share model driven by those costs, with the scenario's supply cap on AWS,
    switching-speed multiplier and erosion of NVIDIA's ecosystem advantage.
-4. **Spend per vendor** = TAM x share; ``google_aws_silicon_spend`` = Google TPU + AWS
-   Trainium/Inferentia: the custom-silicon groups (``data/vendor_groups.csv``) the share model
-   covers. Other custom silicon (Meta MTIA, Microsoft Maia) has no share of its own yet, so the
-   name says what the sum holds rather than "custom silicon".
+   The shares start from the market model's own draw of the last data quarter (one
+   history for both models).
+4. **Spend per vendor** = TAM x share over the five groups (``nvidia``, ``amd``, ``google``,
+   ``aws``, ``other``); ``custom_silicon_spend`` = Google TPU + AWS Trainium/Inferentia + the
+   custom part of ``other`` (Meta MTIA, Microsoft Maia, OpenAI's and other Broadcom/Marvell
+   XPUs: the market model's split of the group, per draw).
 5. **Prices**: price per chip-hour at hyperscaler list prices for H100, B200, Trainium2 and
    Trainium3 (Trainium launch prices from scenario draws, then the fitted list drift), and the
    cost per effective PFLOP-hour through each vendor's utilisation draw. List prices are the
@@ -48,7 +50,6 @@ from forecast.core.errors import ForecastError
 from forecast.core.scenario_contract import PRICED_CHIPS
 from forecast.data.dataset import Dataset
 from forecast.economics.cost_paths import launch_prices, scenario_cost_paths
-from forecast.economics.vendors import custom_silicon_groups
 from forecast.models.aws_silicon import (
     aws_silicon_paths,
     custom_chips_run_rate,
@@ -69,20 +70,25 @@ AWS_HISTORY = {"aws_spend_at_cost": "spend_at_cost", "aws_rental_revenue": "rent
                "aws_merchant_value": "merchant_equivalent_value"}
 
 
-def fitted_history(market: Any, share: Any, aws_silicon: Any = None) -> pd.DataFrame:
-    """In-sample posterior medians for fan charts: TAM (market model), shares (share model)
+def fitted_history(market: Any, aws_silicon: Any = None) -> pd.DataFrame:
+    """In-sample posterior medians for fan charts: TAM and the five vendors' shares (the
+    market model's: the share model is fitted to its measurements, so there is one history)
     and AWS's spend at cost, rental revenue and merchant-equivalent value (AWS silicon model).
 
     These are model estimates of the past (the data are vendor proxies, not TAM), labelled
     as such in charts. Tidy: metric, key, quarter, value.
     """
-    spend = market.spend_history()
-    total = spend[spend["group"] == "total"]
-    frames = [pd.DataFrame({"metric": "tam", "key": "", "quarter": total["quarter"],
-                            "value": total["p50"]})]
-    shares = share.fitted_shares()
-    frames.append(pd.DataFrame({"metric": "share", "key": shares["vendor"],
-                                "quarter": shares["quarter"], "value": shares["median"]}))
+    history = market.forecast([], include_history=True)
+    quarters = [str(q) for q in history["quarter"].values]
+    total = history["total"].transpose("draw", "quarter").values
+    frames = [pd.DataFrame({"metric": "tam", "key": "", "quarter": quarters,
+                            "value": np.median(total, axis=0)})]
+    spend = history["spend"].transpose("draw", "quarter", "vendor").values
+    share = np.median(spend / total[:, :, None], axis=0)
+    vendors = [str(v) for v in history["vendor"].values]
+    frames.append(pd.DataFrame({"metric": "share", "key": np.tile(vendors, len(quarters)),
+                                "quarter": np.repeat(quarters, len(vendors)),
+                                "value": share.reshape(-1)}))
     if aws_silicon is not None:
         samples = aws_silicon.history_samples()
         for metric, name in AWS_HISTORY.items():
@@ -123,20 +129,10 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     else:
         inputs = inputs.reset_index(drop=True)
 
-    tam = market.forecast(quarters, draws=draws, seed=seed)["total"].values
-    # A share fit whose data end earlier than the market's simulates the quarters in
-    # between (a refit that moved the revenue data on reuses an unchanged share fit).
-    cost_start = min(quarter_index(share.quarters[-1]) + 1, quarter_index(quarters[0]))
-    cost_quarters = quarter_labels(cost_start, quarter_index(quarters[-1]))
-    costs = scenario_cost_paths(dataset, inputs, cost_quarters, seed=seed,
-                                chip_prices=scenario.chip_prices,
-                                ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
-                                roadmap=scenario.roadmap,
-                                price_erosion=scenario.price_erosion)
-    shares = _shares(share, quarters, draws, seed, costs, inputs)
-    costs = costs.sel(quarter=quarters)
+    tam, shares, costs, other_custom = _vendor_split(market, share, dataset, scenario,
+                                                     inputs, quarters, draws, seed)
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
-    data = _paths(tam, shares, costs, prices, quarters, custom_silicon_groups(dataset))
+    data = _paths(tam, shares, costs, prices, quarters, other_custom)
     aws = _aws_silicon(aws_silicon, data["spend"].sel(vendor="aws").values, quarters, seed,
                        inputs, aws_roadmap(scenario.roadmap, inputs, aws_silicon.generations))
     data["aws_spend_at_cost"] = aws["spend_at_cost"]
@@ -150,18 +146,45 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     return Forecast(
         data=data, scenario=scenario.name, fit_id=bundle.fit_id, seed=seed,
         theses_specs=list(scenario.theses.values()),
-        history=fitted_history(market, share, aws_silicon),
+        history=fitted_history(market, aws_silicon),
         meta={"horizon": horizon, "data_end": data_end, "draws": draws,
               # Thesis errors count the posterior's effective samples, not the paths.
               "posterior_ess": min(model.diagnostics()["min_ess_bulk"] for model in models)},
     )
 
 
+def _vendor_split(market: Any, share: Any, dataset: Dataset, scenario: Any,
+                  inputs: pd.DataFrame, quarters: list[str], draws: int, seed: int
+                  ) -> tuple[np.ndarray, xr.DataArray, xr.DataArray, np.ndarray]:
+    """(TAM (draw, quarter), shares of the five groups, their cost paths, the custom
+    fraction of ``other`` (draw, quarter)) over ``quarters``."""
+    spend = market.forecast(quarters, draws=draws, seed=seed, include_history=True)
+    future = spend.sel(quarter=quarters)
+    tam = future["total"].transpose("draw", "quarter").values
+    last = spend["spend"].sel(quarter=market.timeline[-1]).transpose("draw", "vendor")
+    # The shares continue from the market model's own draws of the last quarter.
+    start = (np.log(last.sel(vendor=share.vendors[1:]).values)
+             - np.log(last.sel(vendor=share.vendors[0]).values)[:, None])
+    costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed,
+                                chip_prices=scenario.chip_prices,
+                                ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
+                                roadmap=scenario.roadmap,
+                                price_erosion=scenario.price_erosion,
+                                vendors=share.vendors)
+    shares = _shares(share, quarters, draws, seed, costs, inputs, start)
+    # The custom (cloud-designed) part of ``other``: the market model's own split of the
+    # group, applied to the share model's ``other`` spend.
+    other_custom = (future["custom_other"] / future["spend"].sel(vendor="other")).transpose(
+        "draw", "quarter").values
+    return tam, shares, costs, other_custom
+
+
 def _shares(share: Any, quarters: list[str], draws: int, seed: int, costs: xr.DataArray,
-            inputs: pd.DataFrame) -> xr.DataArray:
-    """Vendor shares (draw, quarter, vendor) driven by the cost paths and scenario inputs."""
+            inputs: pd.DataFrame, start: np.ndarray) -> xr.DataArray:
+    """Vendor shares (draw, quarter, vendor) driven by the cost paths and scenario inputs,
+    from the log-ratios ``start`` (draws, rivals) of the last data quarter."""
     paths = share.forecast(
-        quarters, draws=draws, seed=seed, cost_paths=costs,
+        quarters, draws=draws, seed=seed, cost_paths=costs, start_log_ratios=start,
         supply_caps={"aws": _column(inputs, "aws_supply_cap_share")},
         ecosystem_shift=_column(inputs, "ecosystem_shift_per_year"),
         switching_speed=_column(inputs, "switching_speed_multiplier"),
@@ -181,18 +204,21 @@ def _prices(price: Any, quarters: list[str], draws: int, seed: int, scenario: An
 
 
 def _paths(tam: np.ndarray, shares: xr.DataArray, costs: xr.DataArray, prices: xr.Dataset,
-           quarters: list[str], custom_groups: Sequence[str]) -> xr.Dataset:
-    """TAM, shares, spend per vendor, Google + AWS silicon spend, vendor costs, chip prices."""
+           quarters: list[str], other_custom: np.ndarray) -> xr.Dataset:
+    """TAM, shares, spend per vendor, custom silicon spend (Google + AWS + the custom
+    fraction ``other_custom`` of ``other``), vendor costs, chip prices."""
     spend = xr.DataArray(tam[:, :, None] * shares.values, coords=shares.coords,
                          dims=shares.dims)
-    custom = spend.sel(vendor=[v for v in custom_groups if v in spend["vendor"].values])
+    custom = (spend.sel(vendor="google") + spend.sel(vendor="aws")
+              + other_custom * spend.sel(vendor="other"))
     coords = {"draw": np.arange(len(tam)), "quarter": quarters}
     return xr.Dataset(
         {
             "tam": (("draw", "quarter"), tam),
             "share": shares.assign_coords(draw=coords["draw"]),
             "spend": spend.assign_coords(draw=coords["draw"]),
-            "google_aws_silicon_spend": (("draw", "quarter"), custom.sum("vendor").values),
+            "custom_silicon_spend": (("draw", "quarter"), custom.transpose(
+                "draw", "quarter").values),
             "vendor_cost": costs.transpose("draw", "quarter", "vendor").assign_coords(
                 draw=coords["draw"]).rename(vendor="cost_vendor"),
             "price": prices["price"],

@@ -37,7 +37,7 @@ MapFn = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
 
 #: Metrics whose horizon-year median is a column of the sweep table (see :func:`point_row`).
 HEADLINE_METRICS = ("tam", "share", "aws_spend_at_cost", "aws_rental_revenue",
-                    "aws_merchant_value", "aws_custom_chips_run_rate", "google_aws_silicon_spend")
+                    "aws_merchant_value", "aws_custom_chips_run_rate", "custom_silicon_spend")
 #: Most tasks (grid points x seeds) one sweep may have.
 MAX_TASKS = 100_000
 

@@ -56,7 +56,7 @@ class ThesisSpec:
         The claim in words.
     metric : str
         A forecast output name (``share``, ``spend``, ``tam``, ``aws_rental_revenue``,
-        ``aws_custom_chips_run_rate``, ``google_aws_silicon_spend``,
+        ``aws_custom_chips_run_rate``, ``custom_silicon_spend``,
         ``cost_per_pflop_hour_ratio``...):
         one of :data:`~forecast.core.scenario_contract.THESIS_METRICS`.
     period : str

@@ -58,7 +58,7 @@ def test_missing_numbers_and_the_command_line_style():
     ("share:aws:2030", MetricKey("share", "2030", "aws")),
     ("share:2030:aws", MetricKey("share", "2030", "aws")),
     ("aws_revenue:2030", MetricKey("aws_rental_revenue", "2030")),
-    ("google_aws_silicon", MetricKey("google_aws_silicon_spend")),
+    ("custom_silicon", MetricKey("custom_silicon_spend")),
     (" price : H100 : 2027Q1 ", MetricKey("price", "2027Q1", "H100")),
     ("thesis:aws_revenue_50b_by_2030", MetricKey("aws_revenue_50b_by_2030", kind="thesis")),
 ])

@@ -19,8 +19,10 @@ from forecast.evaluation.share_backtest import (
     STACK,
     RandomWalkForecast,
     ShareActuals,
-    share_backtest as run_share_backtest,
     share_origins,
+)
+from forecast.evaluation.share_backtest import (
+    share_backtest as run_share_backtest,
 )
 from forecast.models.share import StateParams, simulate_share_data
 

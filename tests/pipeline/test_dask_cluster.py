@@ -114,15 +114,15 @@ def cluster(tmp_path: Path, request: pytest.FixtureRequest) -> Cluster:
 
 
 def _share_data():
-    from forecast.models.share import simulate_share_data
+    from forecast.models.share import StateParams, simulate_share_data
 
     quarters = [str(q) for q in pd.period_range("2020Q1", periods=14, freq="Q")]
     rng = np.random.default_rng(0)
-    log_cost = np.log(np.array([2.0, 1.8, 1.6, 1.7]))[None] - 0.1 * np.arange(14)[:, None]
-    log_cost = log_cost + 0.05 * rng.standard_normal(log_cost.shape)
-    return simulate_share_data(quarters, ("nvidia", "amd", "google", "aws"), log_cost, 1.2,
-                               [2.5, 0.0, 0.5, -0.5], 0.4, [-2.5, -2.0, -3.0], 0.1, 0.1,
-                               seed=2)
+    log_cost = np.cumsum(rng.normal(0.0, 0.2, (14, 3)), axis=0)
+    data, _ = simulate_share_data(quarters, ("nvidia", "amd", "google"), log_cost, 1.2,
+                                  [-2.0, -2.5], StateParams(0.4, 0.5, 0.05, 0.05, 1.5),
+                                  seed=2)
+    return data
 
 
 def _cli_sweep(store: Path, out: Path, *extra: str,
@@ -139,17 +139,21 @@ def _cli_sweep(store: Path, out: Path, *extra: str,
 
 def test_backtest_and_sweep_on_a_real_cluster_equal_the_serial_runs(cluster, fit_store,
                                                                      tmp_path) -> None:
-    from forecast.evaluation.share_backtest import rolling_origin_backtest
+    from forecast.evaluation.share_backtest import share_backtest
     from forecast.pipeline.execution import ENV_SCHEDULER, executor
 
     data = _share_data()
     options = {"horizon": 2, "draws": 200,
                "sampler": {"draws": 100, "tune": 200, "chains": 2, "random_seed": 5}}
-    serial = rolling_origin_backtest(data, ["2022Q4"], **options)
+    serial = share_backtest(data, ["2022Q4", "2023Q1"], **options)
     with executor(scheduler=cluster.address) as task_map:
         assert task_map.workers == 2
-        distributed = rolling_origin_backtest(data, ["2022Q4"], map_fn=task_map, **options)
-    pd.testing.assert_frame_equal(serial, distributed, check_exact=True)
+        distributed = share_backtest(data, ["2022Q4", "2023Q1"], map_fn=task_map, **options)
+    # The same tasks with the same seeds: the same scores (seen to differ in the last bits
+    # only, from nutpie's compiled arithmetic in another process, never beyond 1e-9).
+    columns = ["forecaster", "key", "origin", "horizon", "actual", "crps", "pit", "in_80"]
+    pd.testing.assert_frame_equal(serial[columns].reset_index(drop=True),
+                                  distributed[columns].reset_index(drop=True), rtol=1e-9)
 
     reference = _cli_sweep(fit_store, tmp_path / "serial", "--workers", "0")
     by_flag = _cli_sweep(fit_store, tmp_path / "flag", "--scheduler", cluster.address)

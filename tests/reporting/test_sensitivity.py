@@ -56,8 +56,8 @@ def synthetic_forecast(n: int = 500) -> Forecast:
 
 def test_parse_output_forms_and_aliases():
     assert parse_output("aws_revenue:2030") == OutputSpec("aws_rental_revenue", "2030")
-    assert parse_output("google_aws_silicon:2030Q4", "p90") == OutputSpec(
-        "google_aws_silicon_spend", "2030Q4", stat="p90")
+    assert parse_output("custom_silicon:2030Q4", "p90") == OutputSpec(
+        "custom_silicon_spend", "2030Q4", stat="p90")
     assert parse_output("share:aws:2030") == OutputSpec("share", "2030", key="aws")
     spec = parse_output("thesis:big_tam")
     assert spec.kind == "thesis" and spec.label == "thesis:big_tam (probability)"

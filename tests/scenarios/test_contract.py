@@ -175,9 +175,9 @@ def test_copy_of_base_validates(tmp_path):
     (lambda t: t.replace("[priors.share]\n", "[priors.share]\nelasticity = "
                          '{ dist = "normal", mu = 0, sigma = 1 }\n', 1),
      "priors.share.elasticity: unknown prior of the share model"),
-    (lambda t: t.replace("[priors.share]\n", "[priors.share]\nnoise_sigma = "
+    (lambda t: t.replace("[priors.share]\n", "[priors.share]\nobs_sd = "
                          '{ dist = "pert", lower = 0, mode = 1, upper = 2 }\n', 1),
-     "priors.share.noise_sigma.dist: pert is not a prior the models can build"),
+     "priors.share.obs_sd.dist: pert is not a prior the models can build"),
     (lambda t: _without_input(t, "overhead_fraction"),
      "inputs: missing input(s) the forecast reads: overhead_fraction"),
     (lambda t: _without_input(_without_input(t, "pue"), "mfu_google"),

@@ -48,20 +48,23 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
                      "quarter; mean 0.4. Contracts, software ports and supply slow switching.",
     },
     "deviation_persistence": {
-        "dist": "beta", "alpha": 5.0, "beta": 2.0,
+        "dist": "beta", "alpha": 4.0, "beta": 3.0,
         "rationale": "rho: how much of a quarter's deviation from the partial-adjustment path "
-                     "carries into the next; a ramp (Trainium2 in 2024-25) persists for "
-                     "several quarters. Mean 0.71.",
+                     "carries into the next; a ramp (Trainium2 in 2024-25) persists for a few "
+                     "quarters. Mean 0.57, 90% range 0.27-0.84: kept off 1, where the "
+                     "deviation becomes a random walk and the ecosystem terms lose their "
+                     "meaning.",
     },
     "deviation_sd": {
-        "dist": "lognormal", "median": 0.08, "sigma": 0.6, "unit": "log-ratio / quarter",
-        "rationale": "Per-vendor sd of the deviation's quarterly shock; 90% range 3-21%.",
+        "dist": "lognormal", "median": 0.08, "sigma": 0.5, "unit": "log-ratio / quarter",
+        "rationale": "Sd of the deviation's quarterly shock, one for every rival (a dozen "
+                     "measured quarters cannot tell four apart); 90% range 3.5-18%.",
     },
     "obs_sd": {
-        "dist": "lognormal", "median": 0.05, "sigma": 0.6, "unit": "log-ratio",
-        "rationale": "Per-vendor sd of the market model's measured log-ratio around the "
-                     "latent one (the proxy's noise: AMD's segment includes CPUs); 90% range "
-                     "2-13%.",
+        "dist": "lognormal", "median": 0.05, "sigma": 0.5, "unit": "log-ratio",
+        "rationale": "Sd of the market model's measured log-ratio around the latent one (the "
+                     "proxies' noise: AMD's segment includes CPUs), one for every rival; 90% "
+                     "range 2-11%.",
     },
 }
 
@@ -101,8 +104,8 @@ def build_share_model(data: ShareData, priors: Mapping[str, Mapping[str, Any]]) 
         params = StateParams(
             prior("adjustment_speed", priors["adjustment_speed"]),
             prior("deviation_persistence", priors["deviation_persistence"]),
-            prior("deviation_sd", priors["deviation_sd"], dims="rival"),
-            prior("obs_sd", priors["obs_sd"], dims="rival"),
+            prior("deviation_sd", priors["deviation_sd"]),
+            prior("obs_sd", priors["obs_sd"]),
             START_SD)
         target = pm.Deterministic("target", target_log_ratios(a, b, log_cost, xp=pt),
                                   dims=("quarter", "rival"))

@@ -150,8 +150,8 @@ class FittedShareModel(Fitted):
         if switching_speed is not None:
             lam = np.minimum(lam * per_draw(switching_speed, draws, "switching_speed"), 1.0)
         return StateParams(lam[:, None], self.stacked("deviation_persistence", pick)[:, None],
-                           self.stacked("deviation_sd", pick), self.stacked("obs_sd", pick),
-                           0.0)
+                           _per_rival(self.stacked("deviation_sd", pick)),
+                           _per_rival(self.stacked("obs_sd", pick)), 0.0)
 
     def _targets(self, pick: np.ndarray, cost: np.ndarray, run: list[str], shift: Any,
                  supply_caps: Any) -> np.ndarray:
@@ -183,6 +183,12 @@ class FittedShareModel(Fitted):
         mean = state.d + state.p_md / p_mm * (m - state.m)
         var = np.maximum(state.p_dd - state.p_md**2 / p_mm, 0.0)
         return m, mean + np.sqrt(var) * rng.standard_normal(m.shape)
+
+
+def _per_rival(values: np.ndarray) -> np.ndarray:
+    """A parameter ``(draws,)`` common to the rivals as ``(draws, 1)``; ``(draws, rivals)``
+    as it is."""
+    return values[:, None] if values.ndim == 1 else values
 
 
 def _dataset(paths: np.ndarray, target: np.ndarray, labels: list[str],

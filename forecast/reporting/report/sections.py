@@ -80,7 +80,7 @@ def charts(b: ReportBuilder, result: Forecast) -> None:
                                                  "price) per quarter"),
                           ("aws_merchant_value", "AWS custom silicon: merchant-equivalent value "
                                                  "of the quarter's shipments"),
-                          ("google_aws_silicon_spend", "Google TPU and AWS Trainium/Inferentia "
+                          ("custom_silicon_spend", "Google TPU and AWS Trainium/Inferentia "
                                                        "spend per quarter")):
         if metric in result.data:
             history = result.history_for(metric)

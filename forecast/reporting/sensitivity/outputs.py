@@ -52,7 +52,7 @@ def parse_output(text: str, stat: str = "median") -> OutputSpec:
 
     The metric-key grammar of :func:`~forecast.core.presentation.parse_metric_key` with the
     period required and last; ``aws_revenue`` means ``aws_rental_revenue`` and
-    ``google_aws_silicon`` means ``google_aws_silicon_spend`` (:data:`METRIC_ALIASES`). Names are
+    ``custom_silicon`` means ``custom_silicon_spend`` (:data:`METRIC_ALIASES`). Names are
     checked against a forecast by :func:`check_output`.
 
     Parameters

@@ -124,7 +124,7 @@ class _Memoised:
 
 
 def _memoised_bundle(bundle: Any) -> Any:
-    cached = {"market": ("forecast", "spend_history"), "share": ("fitted_shares",)}
+    cached = {"market": ("forecast", "spend_history")}
     models = {name: (_Memoised(model, cached[name]) if name in cached else model)
               for name, model in bundle.models.items()}
     return dataclasses.replace(bundle, models=models)

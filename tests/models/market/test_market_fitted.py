@@ -112,17 +112,20 @@ def test_growth_shocks_accumulate_as_the_damped_trend_says() -> None:
     fit.posterior = fit.posterior.map(lambda v: v.isel(draw=[0] * N_SAMPLES))
     fit.posterior["growth_persistence"][:] = 0.8
     log_total = np.log(fit.forecast(8, draws=20000, seed=4)["total"].values)
-    # A shock in quarter j moves the level in quarter h by (1 - phi^(h-j+1)) / (1 - phi).
+    # A shock in quarter j moves the level in quarter h by (1 - phi^(h-j+1)) / (1 - phi);
+    # each shock's variance is sigma^2 E[lambda] = 2 sigma^2 (InverseGamma(2, 2) scales).
     h = np.arange(1, 9)
-    expected = np.array([0.05 * np.sqrt((((1 - 0.8 ** (k - np.arange(1, k + 1) + 1))
-                                          / 0.2) ** 2).sum()) for k in h])
-    assert_allclose(log_total.std(axis=0), expected, rtol=0.03)
+    expected = np.array([0.05 * np.sqrt(2.0 * (((1 - 0.8 ** (k - np.arange(1, k + 1) + 1))
+                                                / 0.2) ** 2).sum()) for k in h])
+    # Heavy tails (Student-t, 4 dof) make the sample sd noisy: 5%, at 20,000 paths.
+    assert_allclose(log_total.std(axis=0), expected, rtol=0.05)
     assert (np.diff(log_total.std(axis=0)) > 0).all()
 
 
 def test_a_nowcast_state_is_the_first_forecast_quarter() -> None:
     fit = _handmade()
     fit.config["nowcast"] = "2025Q4"
+    fit.posterior["shock_scale_nowcast"] = fit.posterior["sigma_amd"] + 1.0
     fit.posterior["level_last"] = fit.posterior["level_last"] + 0.3
     paths = fit.forecast(2)
     nvidia = paths["spend"].sel(vendor="nvidia").values
@@ -151,7 +154,7 @@ def test_history_is_the_posterior_of_the_fitted_quarters() -> None:
     spend = np.exp(fit.stacked("log_spend"))
     assert_allclose(paths["total"].values[:, :4], spend.sum(axis=1))
     assert_allclose(paths["spend"].sel(vendor="aws").values[:, :4], spend[:, 3])
-    assert paths.attrs["data_end"] == "2025Q3" and paths.attrs["model_version"] == "3"
+    assert paths.attrs["data_end"] == "2025Q3" and paths.attrs["model_version"] == "4"
 
 
 def test_series_paths_through_the_measurement_layer() -> None:
