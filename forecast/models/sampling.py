@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -54,6 +56,14 @@ def progress_bars(enabled: bool = True) -> Iterator[None]:
         _PROGRESS_BARS = saved
 
 
+def _pymc_cores(chains: int) -> int:
+    """Processes for PyMC's chains: two, or one inside a daemonic process (a Dask worker's
+    task), which may not start processes of its own."""
+    if multiprocessing.current_process().daemon:
+        return 1
+    return min(chains, 2)
+
+
 @contextlib.contextmanager
 def quiet_rewrites() -> Iterator[None]:
     """Keep PyTensor's failed graph rewrites off the console while a model compiles.
@@ -68,7 +78,13 @@ def quiet_rewrites() -> Iterator[None]:
     level = logger.level
     logger.setLevel(logging.CRITICAL)
     try:
-        yield
+        with warnings.catch_warnings():
+            # PyTensor's C virtual machine checks reference counts after building itself
+            # and warns when a Python build disagrees with its expectation; the compiled
+            # function is unaffected (seen in Dask worker processes).
+            warnings.filterwarnings("ignore", "Detected reference count inconsistency",
+                                    UserWarning)
+            yield
     finally:
         logger.setLevel(level)
 
@@ -98,7 +114,7 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
             draws=settings["draws"],
             tune=settings["tune"],
             chains=settings["chains"],
-            cores=min(settings["chains"], 2),
+            cores=_pymc_cores(settings["chains"]),
             target_accept=settings["target_accept"],
             nuts_sampler=settings["nuts_sampler"],
             nuts_sampler_kwargs=_nutpie_kwargs(settings),

@@ -7,6 +7,7 @@ user's cluster, with a progress bar) and closes it before returning.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,9 @@ def backtest_text(target: str = "market", *, origins: int = 6, horizon: int = 4,
     with task_executor(workers, scheduler, progress) as task_map:
         tidy, summary = run(dataset, origins=origins, horizon=horizon, draws=draws,
                             map_fn=task_map)
+    # A forecaster that failed at an origin is left out of the scores: say so, never hide it.
+    for failure in tidy.attrs.get("failures", []):
+        print(f"warning: not scored: {failure}", file=sys.stderr)
     if fmt == "json":
         return json.dumps(tidy.attrs["report"], indent=2)
     return table_text(summary.round(3))
