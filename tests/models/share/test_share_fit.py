@@ -125,3 +125,23 @@ def test_fitted_forecast_intervals_widen_with_the_horizon(recovery_fit):
                                   vendors=list(VENDORS))["log_ratio"].values
     width = np.quantile(paths, 0.9, axis=0) - np.quantile(paths, 0.1, axis=0)
     assert np.all(width[3] > width[0]) and np.all(width[11] > width[3])
+
+
+@pytest.mark.slow
+def test_default_sampler_passes_the_gate_under_every_scenario(fit_store):
+    """The share model at its own default sampler on the shipped data, from each scenario's
+    market fit in the session's store: the default gate holds under bull, base and bear."""
+    from forecast.data.dataset import load_dataset
+    from forecast.models.diagnostics import check_gate
+    from forecast.pipeline.fitting import find_fit
+    from forecast.scenarios import load_scenario
+
+    dataset = load_dataset()
+    for name in ("bull", "base", "bear"):
+        scenario = load_scenario(name)
+        market = find_fit(scenario, fit_store).models["market"]
+        model = ShareModel.from_scenario(scenario)
+        fitted = model.fit(model.prepare(dataset, scenario, upstream={"market": market}))
+        assert check_gate(fitted.diagnostics()) == [], (name, fitted.diagnostics())
+        # The forecast starts where the market's measurements end.
+        assert fitted.quarters[-1] == market.timeline[-1]
