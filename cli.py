@@ -100,7 +100,8 @@ def cmd_backtest(args: argparse.Namespace) -> int:
 
     print(backtest_text(args.target, fmt=args.format, origins=args.origins,
                         horizon=args.horizon, draws=args.draws, data_dir=args.data,
-                        workers=args.workers, scheduler=args.scheduler, progress=_say))
+                        workers=args.workers, scheduler=args.scheduler, out=args.out,
+                        progress=_say))
     return EXIT_OK
 
 
@@ -244,7 +245,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     preflight([args.scenario], args.draws, root=args.artifacts, data_dir=args.data)
     report, written = write_report(args.scenario, args.out, draws=args.draws, seed=args.seed,
                                    root=args.artifacts, fit_id=args.fit, data_dir=args.data,
-                                   progress=_say)
+                                   backtest_files=args.backtest, progress=_say)
     for path in written[:2]:
         print(f"wrote {path}")
     _say(f"report built in {report.timings['total']:.1f} s")
@@ -312,8 +313,10 @@ def _add_backtest(commands: Commands) -> None:
     backtest.add_argument("--draws", type=check.sampler_steps, default=1000,
                           help="posterior predictive draws per forecast")
     backtest.add_argument("--format", choices=["table", "json"], default="table")
+    backtest.add_argument("--out", type=check.directory_to_be,
+                          help="directory for backtest_TARGET.json and pit_TARGET.png")
     backtest.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
-    _add_execution_options(backtest)
+    check.add_execution_options(backtest)
     backtest.set_defaults(handler=cmd_backtest, fits=True)
 
 
@@ -420,18 +423,8 @@ def _add_sensitivity(commands: Commands) -> None:
     sensitivity.add_argument("--stat", choices=["median", "mean", "p10", "p90"],
                              default="median", help="statistic of a metric's paths")
     add_run_options(sensitivity)
-    _add_execution_options(sensitivity)
+    check.add_execution_options(sensitivity)
     sensitivity.set_defaults(handler=cmd_sensitivity)
-
-
-def _add_execution_options(sub: argparse.ArgumentParser) -> None:
-    """Where the runs go: --workers (a local Dask cluster, 0 serial) or --scheduler."""
-    sub.add_argument("--workers", type=check.worker_count, metavar="N",
-                     help="worker processes of the local Dask cluster (default: one per "
-                     "core); 0 runs serially without Dask")
-    sub.add_argument("--scheduler", metavar="ADDRESS", type=check.nonempty,
-                     help="run on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
-                     "(default: $FORECAST_DASK_SCHEDULER, else a local cluster)")
 
 
 def _add_sweep(commands: Commands) -> None:
@@ -449,7 +442,7 @@ def _add_sweep(commands: Commands) -> None:
     sweep.add_argument("--out", default="out", type=check.directory_to_be,
                        help="directory for the files (default out/)")
     add_run_options(sweep)
-    _add_execution_options(sweep)
+    check.add_execution_options(sweep)
     sweep.set_defaults(handler=cmd_sweep)
 
 
@@ -457,6 +450,9 @@ def _add_report(commands: Commands) -> None:
     report = commands.add_parser("report", help="HTML and Markdown report of a scenario")
     report.add_argument("--out", default="out", type=check.directory_to_be,
                         help="directory for the report (default out/)")
+    report.add_argument("--backtest", action="append", metavar="FILE.json",
+                        type=check.existing_file, help="add a Backtests section from the "
+                        "JSON of `backtest --out` or `--format json` (repeatable)")
     add_run_options(report)
     report.set_defaults(handler=cmd_report)
 

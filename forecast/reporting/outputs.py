@@ -1,11 +1,14 @@
-"""Files of a forecast: CSV quantiles, Parquet paths, JSON summary and PNG fan charts."""
+"""Files of a forecast (CSV quantiles, Parquet paths, JSON summary and PNG fan charts) and
+of a backtest (the harness's JSON and PNG PIT histograms)."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from forecast.core.errors import ForecastError
 from forecast.core.presentation import parse_metric_key
@@ -71,19 +74,74 @@ def write_forecast_files(result: Forecast, directory: Path) -> list[Path]:
         When a file cannot be written (a full disk): none is left, and the error names the
         directory (the command line's exit 6).
     """
-    staging = Path(tempfile.mkdtemp(prefix=".forecast-", dir=directory))
+    return _write_staged(directory, "forecast", lambda staging: _forecast_files(result, staging))
+
+
+def backtest_json(report: Mapping[str, Any]) -> str:
+    """The text of a backtest's harness JSON, as ``cli.py backtest --format json`` prints it."""
+    return json.dumps(report, indent=2)
+
+
+def write_backtest_files(report: Mapping[str, Any], target: str,
+                         directory: Path) -> list[Path]:
+    """Write a backtest's files into ``directory``, both or neither.
+
+    ``backtest_<target>.json`` (:func:`backtest_json`, what ``--format json`` prints) and
+    ``pit_<target>.png`` (:func:`forecast.reporting.plots.pit_histograms`: one PIT histogram
+    per model).
+
+    Parameters
+    ----------
+    report
+        The harness's summary (:func:`forecast.evaluation.harness.summarize_scores`).
+    target
+        The backtest (``market``, ``price``, ``share``).
+    directory
+        An existing, writable directory (:func:`check_out_dir`).
+
+    Returns
+    -------
+    list of Path
+        The files written, sorted by name.
+
+    Raises
+    ------
+    OSError
+        When a file cannot be written: none is left, and the error names the directory.
+    """
+
+    def write(staging: Path) -> None:
+        from forecast.reporting import plots
+
+        (staging / f"backtest_{target}.json").write_text(backtest_json(report) + "\n")
+        fig, _ = plots.pit_histograms(report, f"PIT histograms: {target} backtest")
+        plots.save(fig, staging / f"pit_{target}.png")
+
+    return _write_staged(directory, "backtest", write)
+
+
+def _write_staged(directory: Path, what: str, write: Callable[[Path], None]) -> list[Path]:
+    """Run ``write`` into a hidden staging directory of ``directory``, then move every file
+    it made into ``directory``; an ``OSError`` leaves none and names ``directory``."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{what}-", dir=directory))
     try:
-        return _write_staged(result, directory, staging)
+        write(staging)
+        written = []
+        for path in sorted(staging.iterdir()):
+            target = directory / path.name
+            path.replace(target)
+            written.append(target)
+        return written
     except OSError as exc:
         reason = exc.strerror or str(exc) or type(exc).__name__
-        raise OSError(exc.errno, f"forecast files not written ({reason})",
+        raise OSError(exc.errno, f"{what} files not written ({reason})",
                       str(directory)) from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _write_staged(result: Forecast, directory: Path, staging: Path) -> list[Path]:
-    """Write the files into ``staging``, then move them into ``directory``."""
+def _forecast_files(result: Forecast, staging: Path) -> None:
+    """Write a forecast's files into ``staging``."""
     from forecast.reporting import plots
 
     stem = f"forecast_{result.scenario}"
@@ -95,9 +153,3 @@ def _write_staged(result: Forecast, directory: Path, staging: Path) -> list[Path
         history = result.history_for(chart.metric, chart.key)
         fig, _ = plots.fan_chart(result, chart.metric, chart.key, history=history)
         plots.save(fig, staging / f"{stem}_{chart.text.replace(':', '_')}.png")
-    written = []
-    for path in sorted(staging.iterdir()):
-        target = directory / path.name
-        path.replace(target)
-        written.append(target)
-    return written

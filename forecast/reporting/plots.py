@@ -1,4 +1,5 @@
-"""Matplotlib charts of forecasts; every function returns ``(fig, ax)``.
+"""Matplotlib charts of forecasts and backtests; every function returns ``(fig, ax)``
+(:func:`pit_histograms`, one panel per model, ``(fig, axes)``).
 
 Uses the non-interactive Agg backend so charts render on servers and in CI.
 """
@@ -6,6 +7,7 @@ Uses the non-interactive Agg backend so charts render on servers and in CI.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -235,3 +237,57 @@ def thesis_chart(table: pd.DataFrame) -> tuple[Any, Any]:
     ax.grid(alpha=0.3, axis="x")
     fig.tight_layout()
     return fig, ax
+
+
+def pit_histograms(report: Mapping[str, Any], title: str | None = None) -> tuple[Any, list[Any]]:
+    """The PIT histogram of every model of a backtest, one panel per model.
+
+    A flat histogram is the sign of calibrated forecasts; a U shape of intervals too narrow,
+    a hump of intervals too wide, a slope of a biased forecast.
+
+    Parameters
+    ----------
+    report
+        The harness's summary of a backtest (:func:`forecast.evaluation.harness.
+        summarize_scores`, what ``cli.py backtest TARGET --format json`` prints): each of its
+        ``models`` has a ``model`` name and a ``pit_histogram``, the counts of its PIT values
+        in equal bins of [0, 1].
+    title
+        Title of the figure (none by default).
+
+    Returns
+    -------
+    (fig, list of Axes)
+        The figure and its panels, one per model in the report's order: bars of the counts,
+        a dashed line at the count of every bin if the PIT values were uniform (n / bins),
+        the model and n (the PIT values counted) in the panel's title.
+    """
+    models = list(report.get("models") or [])
+    if not models:
+        raise ForecastError("no models in the backtest report")
+    columns = min(3, len(models))
+    rows = math.ceil(len(models) / columns)
+    fig, grid = plt.subplots(rows, columns, figsize=(0.6 + 3.2 * columns, 0.6 + 2.6 * rows),
+                             squeeze=False)
+    axes = list(grid.ravel())
+    for ax in axes[len(models):]:
+        fig.delaxes(ax)  # one axis per model
+    for ax, model in zip(axes, models, strict=False):
+        counts = np.asarray(model["pit_histogram"], dtype=float)
+        if counts.ndim != 1 or counts.size == 0:
+            raise ForecastError(f"{model['model']}: the PIT histogram needs at least one bin")
+        n = int(counts.sum())
+        ax.bar(np.arange(counts.size) / counts.size, counts, width=1 / counts.size,
+               align="edge", color="tab:blue", alpha=0.75, edgecolor="white")
+        ax.axhline(n / counts.size, color="black", linestyle="--", linewidth=1,
+                   label="uniform")
+        ax.set_title(f"{model['model']} (n={n})", fontsize="medium")
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("PIT")
+        ax.grid(alpha=0.3, axis="y")
+    for ax in grid[:, 0]:
+        ax.set_ylabel("count")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig, axes[:len(models)]

@@ -86,3 +86,32 @@ def test_thesis_chart_across_scenarios():
     assert ax.get_xlim() == (0.0, 1.0)
     assert ax.get_legend_handles_labels()[1] == ["bull", "base", "bear"]
     rendered((fig, ax))
+
+
+def test_pit_histograms_one_panel_per_model_with_the_counts():
+    report = {"models": [
+        {"model": "bayes", "pit_histogram": [1, 2, 3, 4, 5, 5, 4, 3, 2, 1]},
+        {"model": "rw_drift", "pit_histogram": [9, 0, 0, 1, 0, 0, 1, 0, 0, 9]},
+        {"model": "ets", "pit_histogram": [2] * 10},
+        {"model": "uc", "pit_histogram": [0, 0, 0, 0, 10, 10, 0, 0, 0, 0]}]}
+    fig, axes = plots.pit_histograms(report, "PIT histograms: demo")
+    assert len(axes) == 4 and fig.axes == axes  # the grid's spare panels are removed
+    for ax, model in zip(axes, report["models"], strict=True):
+        counts = model["pit_histogram"]
+        bars = ax.patches
+        assert [bar.get_height() for bar in bars] == counts
+        assert [round(bar.get_x(), 9) for bar in bars] == [k / 10 for k in range(10)]
+        assert all(np.isclose(bar.get_width(), 0.1) for bar in bars)
+        n = sum(counts)
+        assert ax.get_title() == f"{model['model']} (n={n})"
+        (uniform,) = ax.get_lines()
+        assert uniform.get_linestyle() == "--"
+        assert list(uniform.get_ydata()) == [n / 10, n / 10]
+    assert fig._suptitle.get_text() == "PIT histograms: demo"
+    data = plots.png_bytes(fig)
+    assert data.startswith(PNG) and plt.imread(io.BytesIO(data)).std() > 0.01
+    single, (ax,) = plots.pit_histograms({"models": report["models"][:1]})
+    assert single.axes == [ax]
+    plt.close(single)
+    with pytest.raises(ForecastError, match="no models"):
+        plots.pit_histograms({"models": []})

@@ -92,6 +92,121 @@ def test_builder_formats_cells_by_unit_and_records_full_values():
         b.number("a", 1.0)  # one key, one value
 
 
+def backtest_report() -> dict:
+    """The harness's JSON of a backtest of two forecasters, scored by hand."""
+    import pandas as pd
+
+    from forecast.evaluation.harness import summarize_scores
+
+    pits = {"bayes": [0.05, 0.25, 0.45, 0.65], "ets": [0.01, 0.5, 0.98, 0.99]}
+    frame = pd.DataFrame([{"forecaster": name, "horizon": 1 + j % 2, "crps": 2.0 + j,
+                           "log_crps": np.nan if name == "ets" else 0.1, "pinball": 1.0,
+                           "in_80": float(j > 0), "in_95": 1.0, "pit": pit}
+                          for name, values in pits.items() for j, pit in enumerate(values)])
+    return summarize_scores(frame)
+
+
+def test_backtest_section_tables_and_pit_chart():
+    from forecast.reporting.report.backtest_section import backtests
+
+    b = ReportBuilder()
+    backtests(b, None)
+    assert b.blocks == []  # no backtests, no section
+    report = backtest_report()
+    backtests(b, {"backtest_market": report})
+    page = Report("demo", [Heading(1, "Demo"), *b.blocks], b.numbers).html()
+    assert '<h2 id="backtests">Backtests</h2>' in page
+    assert '<a href="#backtests">Backtests</a>' in page
+    assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]+" alt="PIT histograms: '
+                     r'backtest_market" data-name="pit_backtest_market.png">', page)
+    pooled = report["models"][0]["pooled"]
+    assert b.numbers["backtest:backtest_market:bayes:crps"] == pooled["crps"] == 3.5
+    assert 'data-key="backtest:backtest_market:bayes:n" data-value="4.0">4</td>' in page
+    assert b.numbers["backtest:backtest_market:bayes:coverage_80"] == 0.75
+    assert np.isnan(b.numbers["backtest:backtest_market:ets:log_crps"])  # null: missing
+    assert b.numbers["backtest:backtest_market:ets:h2:coverage_95"] == 1.0
+    tables = [block for block in b.blocks if isinstance(block, Table)]
+    assert [t.columns for t in tables] == [
+        ["model", "n", "CRPS", "log CRPS", "pinball", "80% coverage", "95% coverage",
+         "mean PIT"], ["model", "horizon", "n", "80% coverage", "95% coverage"]]
+    assert [[c.text for c in row[:3]] for row in tables[1].rows] == [
+        ["bayes", "1", "2"], ["bayes", "2", "2"], ["ets", "1", "2"], ["ets", "2", "2"]]
+    (image,) = [block for block in b.blocks if isinstance(block, Image)]
+    assert image.png.startswith(PNG)
+
+
+def test_backtest_files_are_checked_one_line_each(tmp_path):
+    from forecast.reporting.report.backtest_section import load_backtests
+
+    good = tmp_path / "backtest_market.json"
+    good.write_text(json.dumps(backtest_report()))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "backtest_market.json").write_text(good.read_text())
+    loaded = load_backtests([good, other / "backtest_market.json"])
+    assert list(loaded) == ["backtest_market", "backtest_market_2"]
+    broken = {"not json": "{", "not a report": '{"models": []}',
+              "no histogram": json.dumps({"models": [
+                  {k: v for k, v in backtest_report()["models"][0].items()
+                   if k != "pit_histogram"}]})}
+    for name, text in broken.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(text)
+        with pytest.raises(ForecastError, match=f"--backtest {path}: ") as raised:
+            load_backtests([good, path])
+        assert "\n" not in str(raised.value)
+
+
+def fake_build(calls: list):
+    """A stand-in for build_report: a title and the backtests it was given, nothing slow."""
+    from forecast.reporting.report.backtest_section import backtests
+
+    def build(name, **options):
+        calls.append(options)
+        b = ReportBuilder()
+        b.heading(1, f"Report {name}")
+        backtests(b, options.get("backtests"))
+        return Report(scenario=name, blocks=b.blocks, numbers=b.numbers,
+                      timings={"total": 0.0})
+
+    return build
+
+
+def test_cli_report_with_backtests(tmp_path, capsys, monkeypatch):
+    from cli import main
+
+    calls: list = []
+    monkeypatch.setattr("forecast.pipeline.runner.preflight", lambda *a, **k: None)
+    monkeypatch.setattr("forecast.reporting.report.build.build_report", fake_build(calls))
+    market, share = tmp_path / "backtest_market.json", tmp_path / "backtest_share.json"
+    market.write_text(json.dumps(backtest_report()))
+    share.write_text(json.dumps(backtest_report()))
+    out = tmp_path / "out"
+    assert main(["report", "--scenario", "base", "--out", str(out), "--backtest", str(market),
+                 "--backtest", str(share)]) == 0
+    assert list(calls[0]["backtests"]) == ["backtest_market", "backtest_share"]
+    page = (out / "report_base.html").read_text(encoding="utf-8")
+    assert '<h2 id="backtests">Backtests</h2>' in page
+    for label in ("backtest_market", "backtest_share"):
+        assert f'data-name="pit_{label}.png"' in page
+        assert f"*{label}: pooled scores per model*" in (out / "report_base.md").read_text()
+        assert (out / "report_base_images" / f"pit_{label}.png").read_bytes().startswith(PNG)
+    assert main(["report", "--scenario", "base", "--out", str(out)]) == 0
+    assert "backtests" not in calls[1]  # without the option the report is unchanged
+    assert "Backtests" not in (out / "report_base.html").read_text(encoding="utf-8")
+    capsys.readouterr()
+
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"models": "none"}')
+    assert main(["report", "--scenario", "base", "--out", str(tmp_path / "new"),
+                 "--backtest", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --backtest {broken}: not a backtest report (no list of models)\n"
+    assert len(calls) == 2 and not (tmp_path / "new").exists()
+    assert main(["report", "--backtest", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json: no such file" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- browser
 
 

@@ -201,3 +201,14 @@ def add_run_options(sub: argparse.ArgumentParser) -> None:
                      help="data directory (default: the fit's data)")
     sub.add_argument("--artifacts", type=store_directory, help=STORE_HELP)
     sub.set_defaults(fits=True)
+
+
+def add_execution_options(sub: argparse.ArgumentParser) -> None:
+    """Where the runs go: --workers (a local Dask cluster, 0 serial) or --scheduler; shared
+    by backtest, sensitivity and sweep."""
+    sub.add_argument("--workers", type=worker_count, metavar="N",
+                     help="worker processes of the local Dask cluster (default: one per "
+                     "core); 0 runs serially without Dask")
+    sub.add_argument("--scheduler", metavar="ADDRESS", type=nonempty,
+                     help="run on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
+                     "(default: $FORECAST_DASK_SCHEDULER, else a local cluster)")

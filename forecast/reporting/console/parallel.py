@@ -28,7 +28,7 @@ BACKTESTS: dict[str, str] = {
 def backtest_text(target: str = "market", *, origins: int = 6, horizon: int = 4,
                   draws: int = 1000, fmt: str = "table",
                   data_dir: str | Path | None = None, workers: int | None = None,
-                  scheduler: str | None = None,
+                  scheduler: str | None = None, out: str | Path | None = None,
                   progress: Callable[[str], None] | None = None) -> str:
     """Rolling-origin backtest of one model against its naive baselines.
 
@@ -49,15 +49,20 @@ def backtest_text(target: str = "market", *, origins: int = 6, horizon: int = 4,
         Data directory (default: the project's ``data/``).
     workers, scheduler
         Where the fits run (:func:`forecast.pipeline.execution.resolve`).
+    out
+        Also write ``backtest_<target>.json`` (the JSON of ``fmt="json"``) and
+        ``pit_<target>.png`` (the PIT histogram of every forecaster) into this directory
+        (:func:`forecast.reporting.outputs.write_backtest_files`), made and proven writable
+        before any fit; ``progress`` says where they went.
     progress
         Called with progress lines.
     """
     import importlib
-    import json
 
     from forecast.data.dataset import load_dataset
     from forecast.pipeline.execution import resolve
     from forecast.reporting.console.progress import task_executor
+    from forecast.reporting.outputs import backtest_json, check_out_dir, write_backtest_files
 
     if target not in BACKTESTS:
         raise ForecastError(f"unknown backtest {target!r} (known: {', '.join(BACKTESTS)})")
@@ -66,6 +71,7 @@ def backtest_text(target: str = "market", *, origins: int = 6, horizon: int = 4,
     if draws <= 0:
         raise ForecastError(f"--draws must be > 0, got {draws}")
     resolve(workers, scheduler)
+    directory = check_out_dir(out) if out is not None else None
     dataset = load_dataset(data_dir)
     module, function = BACKTESTS[target].split(":")
     run = getattr(importlib.import_module(module), function)
@@ -75,8 +81,12 @@ def backtest_text(target: str = "market", *, origins: int = 6, horizon: int = 4,
     # A forecaster that failed at an origin is left out of the scores: say so, never hide it.
     for failure in tidy.attrs.get("failures", []):
         print(f"warning: not scored: {failure}", file=sys.stderr)
+    if directory is not None:
+        for path in write_backtest_files(tidy.attrs["report"], target, directory):
+            if progress is not None:
+                progress(f"wrote {path}")
     if fmt == "json":
-        return json.dumps(tidy.attrs["report"], indent=2)
+        return backtest_json(tidy.attrs["report"])
     return table_text(summary.round(3))
 
 

@@ -19,11 +19,15 @@ one-at-a-time and Monte Carlo sensitivity (:mod:`forecast.reporting.sensitivity`
 - the data tables behind the fit;
 - optionally (``build_report(..., sweep=...)``), a scenario sweep: a thesis probability over
   a grid of held inputs (:mod:`~forecast.reporting.report.sweep_section`).
+- optionally (``build_report(..., backtests=...)``, ``cli.py report --backtest FILE``),
+  rolling-origin backtests: pooled scores, coverage by horizon and PIT histograms of every
+  model (:mod:`~forecast.reporting.report.backtest_section`).
 
 Modules: :mod:`~forecast.reporting.report.blocks` (the blocks and their HTML and Markdown),
 :mod:`~forecast.reporting.report.sections` and
 :mod:`~forecast.reporting.report.sensitivity_section`,
-:mod:`~forecast.reporting.report.sweep_section` (what each section shows),
+:mod:`~forecast.reporting.report.sweep_section`,
+:mod:`~forecast.reporting.report.backtest_section` (what each section shows),
 :mod:`~forecast.reporting.report.build` (running the forecasts, assembling, writing).
 """
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from forecast.pipeline.results import Forecast
 from forecast.reporting.report import sections
+from forecast.reporting.report.backtest_section import backtests as backtest_section
 from forecast.reporting.report.blocks import Report, ReportBuilder
 from forecast.reporting.report.sensitivity_section import sensitivity
 from forecast.reporting.report.sweep_section import sweep as sweep_section
@@ -35,6 +36,7 @@ def build_report(
     spider_inputs: int = SPIDER_INPUTS,
     progress: Callable[[str], None] | None = None,
     sweep: Any | None = None, sweep_thesis: str | None = None,
+    backtests: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Report:
     """Build the report of one scenario.
 
@@ -61,6 +63,8 @@ def build_report(
     sweep, sweep_thesis
         Optional: a sweep (:func:`forecast.pipeline.sweep.run_sweep`) shown after the
         sensitivity section, as a chart and table of ``sweep_thesis`` (default: its first).
+    backtests
+        Optional: label -> a backtest's JSON report (a section after the fit diagnostics).
 
     Returns
     -------
@@ -93,10 +97,7 @@ def build_report(
     timings["sensitivity"] = _sensitivity(b, result, run, progress)
     say(f"sensitivity: {timings['sensitivity']:.1f} s")
     _believe(b, result, run, progress, timings)  # each thesis: what would I have to believe?
-    sweep_section(b, sweep, sweep_thesis)  # none unless a sweep is given
-    sections.assumptions(b, scenario)
-    sections.diagnostics(b, bundle)
-    sections.data_tables(b, dataset)
+    _last_sections(b, run, sweep, sweep_thesis, backtests)
     timings["total"] = time.perf_counter() - started
     return Report(scenario=result.scenario, blocks=b.blocks, numbers=b.numbers,
                   timings=timings)
@@ -132,6 +133,20 @@ def _believe(b: ReportBuilder, result: Forecast, run: tuple[Any, ...],
         progress(f"what would I have to believe: {timings['believe']:.1f} s")
 
 
+def _last_sections(b: ReportBuilder, run: tuple[Any, ...], sweep: Any | None,
+                   sweep_thesis: str | None,
+                   backtests: Mapping[str, Mapping[str, Any]] | None) -> None:
+    """The sections after "what would I have to believe?": the sweep (none unless one is
+    given), every assumption of the scenario, the fit's diagnostics, the backtests (none
+    unless given) and the data tables; ``run`` as for :func:`_sensitivity`."""
+    scenario, dataset, bundle = run[:3]
+    sweep_section(b, sweep, sweep_thesis)
+    sections.assumptions(b, scenario)
+    sections.diagnostics(b, bundle)
+    backtest_section(b, backtests)
+    sections.data_tables(b, dataset)
+
+
 def _forecast(name: str, draws: int | None, seed: int | None, horizon: int | None,
               root: str | Path | None, fit_id: str | None, data_dir: str | Path | None,
               progress: Callable[[str], None] | None) -> tuple[Forecast, Any, Any, Any]:
@@ -159,11 +174,14 @@ def _compared(result: Forecast, compare: Sequence[str], seed: int | None,
             for other in names]
 
 
-def write_report(name: str, out_dir: str | Path, **options: Any) -> tuple[Report, list[Path]]:
+def write_report(name: str, out_dir: str | Path,
+                 backtest_files: Sequence[str | Path] | None = None,
+                 **options: Any) -> tuple[Report, list[Path]]:
     """Build the report of a scenario and write it, failing before any slow work on bad input.
 
-    The scenario name is checked first (nothing is created for a bad one), then ``out_dir``
-    is created and proven writable, then the report is built and written.
+    The scenario name is checked first, then the backtest files are read (nothing is created
+    for a bad one), then ``out_dir`` is created and proven writable, then the report is built
+    and written.
 
     Parameters
     ----------
@@ -171,6 +189,10 @@ def write_report(name: str, out_dir: str | Path, **options: Any) -> tuple[Report
         Scenario name or file.
     out_dir
         Directory for ``report_<scenario>.html``, ``.md`` and the Markdown's images.
+    backtest_files
+        JSON files of backtests (``cli.py backtest TARGET --out DIR`` or ``--format json``)
+        for a Backtests section, each labelled by its file name
+        (:func:`~forecast.reporting.report.backtest_section.load_backtests`).
     **options
         Keyword arguments of :func:`build_report`.
 
@@ -182,12 +204,16 @@ def write_report(name: str, out_dir: str | Path, **options: Any) -> tuple[Report
     Raises
     ------
     ForecastError
-        On an unknown scenario or a directory that cannot be written.
+        On an unknown scenario, a file that is not a backtest's JSON or a directory that
+        cannot be written.
     """
     from forecast.reporting.outputs import check_out_dir
+    from forecast.reporting.report.backtest_section import load_backtests
     from forecast.scenarios import load_scenario
 
     load_scenario(name)
+    if backtest_files:
+        options["backtests"] = load_backtests(backtest_files)
     directory = check_out_dir(out_dir)
     report = build_report(name, **options)
     return report, report.write(directory)
