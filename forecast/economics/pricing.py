@@ -89,10 +89,26 @@ class PricingRule:
         return self.ranges[nearest]
 
 
+#: The vendor group that holds every vendor no other group names (DESIGN section 4: ``other``
+#: is Intel Gaudi, Meta MTIA, Microsoft Maia and the rest).
+REST_GROUP: Final = "other"
+
+
 def covered_catalogue(dataset: Dataset, vendors: Sequence[str] | None = None) -> pd.DataFrame:
-    """Catalogue rows of ``vendors`` (default: the groups the share model covers), by chip."""
+    """Catalogue rows of ``vendors`` (default: the groups the share model covers), by chip.
+
+    On an axis with :data:`REST_GROUP`, the chips of the groups that are neither on the axis
+    nor covered by the share model (``other_custom``: Meta's MTIA, Microsoft's Maia) are the
+    rest's and are relabelled so, as DESIGN's five groups say: the market model counts their
+    spend in ``other``, and the scenarios' ``[roadmap.other]`` generations (Maia 200 after
+    Maia 100) build on them.
+    """
     frame = dataset.accelerators
     groups = share_vendors(dataset) if vendors is None else tuple(vendors)
+    if REST_GROUP in groups:
+        named = {*groups, *share_vendors(dataset)}
+        frame = frame.assign(vendor_group=frame["vendor_group"].where(
+            frame["vendor_group"].isin(named), REST_GROUP))
     return frame[frame["vendor_group"].isin(groups)].set_index("chip")
 
 

@@ -97,3 +97,25 @@ def test_launch_prices_follow_the_table(scenario, draws):
     np.testing.assert_array_equal(moved["Trainium3"], draws[T2_PRICE].to_numpy(float))
     with pytest.raises(ForecastError, match="no input 'missing_price'"):
         launch_prices({"Trainium3": "missing_price"}, draws)
+
+
+def test_on_the_five_group_axis_other_holds_the_groups_no_one_names(dataset, scenario,
+                                                                   draws):
+    """Meta's and Microsoft's chips (``other_custom`` in the data, a group no model covers)
+    are ``other``'s on an axis with ``other`` (DESIGN section 4): the scenario's Maia 200
+    builds on Maia 100, and the share model's own vendors' paths do not move."""
+    from forecast.economics.chip_costs import chip_specs
+
+    five = ("nvidia", "amd", "google", "aws", "other")
+    specs = chip_specs(dataset, five)
+    assert specs.loc[["Maia 100", "MTIA 300", "Gaudi3"], "vendor_group"].tolist() == [
+        "other"] * 3
+    assert set(chip_specs(dataset, ["other"])["vendor_group"]) == {"other"}  # no NVIDIA
+    assert "Maia 100" not in chip_specs(dataset).index  # the share model's own four groups
+    table = dict(chip_prices=scenario.chip_prices, roadmap=scenario.roadmap,
+                 price_erosion=scenario.price_erosion)
+    quarters = ["2026Q1", "2027Q4"]
+    wide = scenario_cost_paths(dataset, draws, quarters, vendors=five, **table)
+    assert np.isfinite(wide.sel(vendor="other").values).all()
+    four = scenario_cost_paths(dataset, draws, quarters, **table)
+    np.testing.assert_array_equal(wide.sel(vendor=list(five[:4])).values, four.values)
