@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from forecast.core.calendar import period_quarters, quarter_index
 from forecast.core.errors import ForecastError
 from forecast.pipeline.believe import TOP_INPUTS, Belief, OnStep, believe
 from forecast.pipeline.theses import thesis_values, unreached_note
@@ -114,8 +115,18 @@ def believe_from_fit(bundle: Any, dataset: Any, scenario: Any, thesis: Any, *, d
                      steps=steps, posterior_ess=ess, on_step=on_step)
     belief.meta.update(scenario=scenario.name, fit_id=bundle.fit_id, draws=draws, seed=seed,
                        horizon=base.meta["horizon"], posterior_ess=ess,
+                       in_sample_quarters=past_quarters(base.data, thesis),
                        input_specs=dict(scenario.inputs))
     return belief
+
+
+def past_quarters(paths: Any, thesis: Any) -> list[str]:
+    """The quarters of the thesis's period and ``change_from`` before the forecast's first:
+    read from the fitted posterior of the past, which no scenario input moves."""
+    first = quarter_index(str(paths["quarter"].values[0]))
+    periods = [thesis.period, getattr(thesis, "change_from", None)]
+    quarters = [q for period in periods if period for q in period_quarters(period)]
+    return sorted({q for q in quarters if quarter_index(q) < first}, key=quarter_index)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

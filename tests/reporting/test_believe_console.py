@@ -58,6 +58,28 @@ def test_the_table_ranks_the_decider_and_states_the_shift() -> None:
     assert "(0 more inputs" not in text  # all ten inputs fit in the table
 
 
+def test_a_thesis_reading_the_past_says_no_input_moves_it() -> None:
+    import dataclasses
+
+    import xarray as xr
+
+    from forecast.pipeline.believe_run import past_quarters
+
+    paths = xr.Dataset(coords={"quarter": ["2025Q4", "2026Q1"]})
+    gain = ThesisSpec(name="gain", statement="s", metric="share", vendor="aws", period="2030",
+                      comparator=">=", threshold=0.03, change_from="2025")
+    assert past_quarters(paths, gain) == ["2025Q1", "2025Q2", "2025Q3"]
+    assert past_quarters(paths, dataclasses.replace(gain, change_from=None)) == []
+    belief = synthetic_belief()
+    belief.thesis = dataclasses.replace(belief.thesis, change_from="2025")
+    belief.meta["in_sample_quarters"] = past_quarters(paths, gain)
+    text = belief_text(belief)
+    assert ">= 1 in 2030 less its value in 2025: P = " in text
+    assert ("2025Q1..2025Q3 are the fitted posterior of quarters the data reached: no scenario "
+            "input moves them") in text
+    assert "fitted posterior of quarters" not in belief_text(synthetic_belief())
+
+
 def test_json_has_every_input_and_no_nan() -> None:
     belief = synthetic_belief()
     summary = json.loads(belief_text(belief, "json"))
