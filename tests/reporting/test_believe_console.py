@@ -78,6 +78,11 @@ def test_a_thesis_reading_the_past_says_no_input_moves_it() -> None:
     assert ("2025Q1..2025Q3 are the fitted posterior of quarters the data reached: no scenario "
             "input moves them") in text
     assert "fitted posterior of quarters" not in belief_text(synthetic_belief())
+    # A thesis no path meets (the 2025 TAM at most USD 50 bn) has no 0/1 variance to explain.
+    never = synthetic_belief(threshold=100.0)
+    assert never.probability == 0.0
+    assert "its 0/1 outcome is the same in every path" in decided_text(never)
+    assert "nan" not in belief_text(never)
 
 
 def test_json_has_every_input_and_no_nan() -> None:

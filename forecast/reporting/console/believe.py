@@ -62,8 +62,10 @@ def decided_text(belief: Belief) -> str:
     share, outcome = belief.explained_metric, belief.explained_indicator
     if not np.isfinite(share):
         return "the thesis metric is the same in every path: nothing decides it"
+    of_outcome = (f"{outcome:.0%} of its 0/1 outcome" if np.isfinite(outcome) else
+                  "its 0/1 outcome is the same in every path")
     said = (f"the scenario inputs explain {share:.0%} of the variance of the thesis metric "
-            f"({outcome:.0%} of its 0/1 outcome; adjusted R^2 on normal scores of ranks)")
+            f"({of_outcome}; adjusted R^2 on normal scores of ranks)")
     if belief.decided_by == "inputs":
         return said + "; the rest is the fitted models' posterior"
     return (said + f", under {DECIDED_BY_INPUTS:.0%}: the posterior of the fitted models, not "
