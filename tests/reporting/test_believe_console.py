@@ -202,6 +202,13 @@ def test_a_by_thesis_and_a_past_period_from_a_stored_fit(fit_store) -> None:
                                                   draws=300, seed=2).probability
     paths = simulate(bundle, dataset, scenario, draws=300, seed=2).data
     assert belief.probability == evaluate_thesis(paths, by)["probability"]
+    # A past year of the TAM reads the fitted posterior: no input moves it.
     past = ThesisSpec(name="past", period="2024", **table)
-    with pytest.raises(ForecastError, match="the data cover it"):
-        believe_from_fit(bundle, dataset, scenario, past, draws=300, seed=2)
+    fitted = believe_from_fit(bundle, dataset, scenario, past, draws=300, seed=2)
+    assert fitted.meta["in_sample_quarters"] == [f"2024Q{k}" for k in range(1, 5)]
+    assert fitted.decided_by == "posterior"
+    # A past year of a metric without in-sample paths is refused, with the reason.
+    revenue = ThesisSpec(name="revenue", period="2024", **{**table, "metric":
+                                                           "aws_rental_revenue"})
+    with pytest.raises(ForecastError, match="no in-sample posterior of aws_rental_revenue"):
+        believe_from_fit(bundle, dataset, scenario, revenue, draws=300, seed=2)
