@@ -99,6 +99,28 @@ def test_launch_prices_follow_the_table(scenario, draws):
         launch_prices({"Trainium3": "missing_price"}, draws)
 
 
+def test_on_the_five_group_axis_other_holds_the_groups_no_one_names(dataset, scenario,
+                                                                   draws):
+    """Meta's and Microsoft's chips (``other_custom`` in the data, a group no model covers)
+    are ``other``'s on an axis with ``other`` (DESIGN section 4): the scenario's Maia 200
+    builds on Maia 100, and the share model's own vendors' paths do not move."""
+    from forecast.economics.chip_costs import chip_specs
+
+    five = ("nvidia", "amd", "google", "aws", "other")
+    specs = chip_specs(dataset, five)
+    assert specs.loc[["Maia 100", "MTIA 300", "Gaudi3"], "vendor_group"].tolist() == [
+        "other"] * 3
+    assert set(chip_specs(dataset, ["other"])["vendor_group"]) == {"other"}  # no NVIDIA
+    assert "Maia 100" not in chip_specs(dataset).index  # the share model's own four groups
+    table = dict(chip_prices=scenario.chip_prices, roadmap=scenario.roadmap,
+                 price_erosion=scenario.price_erosion)
+    quarters = ["2026Q1", "2027Q4"]
+    wide = scenario_cost_paths(dataset, draws, quarters, vendors=five, **table)
+    assert np.isfinite(wide.sel(vendor="other").values).all()
+    four = scenario_cost_paths(dataset, draws, quarters, **table)
+    np.testing.assert_array_equal(wide.sel(vendor=list(five[:4])).values, four.values)
+
+
 def test_chip_costs_are_on_the_basis_of_the_vendors_best_offer(dataset, scenario, draws):
     """A chip's own cost and a vendor's best offer come from one computation: without a ramp
     the best offer is the cheapest launched chip, each chip's own cost is NaN before its
@@ -131,25 +153,3 @@ def test_chip_costs_are_on_the_basis_of_the_vendors_best_offer(dataset, scenario
             <= h100["chip_cost"].sel(chip="H100 SXM5 80GB")).all()
     with pytest.raises(ForecastError, match="no cost path for"):
         scenario_costs(dataset, draws, quarters, chips=["H300"], **table)
-
-
-def test_on_the_five_group_axis_other_holds_the_groups_no_one_names(dataset, scenario,
-                                                                   draws):
-    """Meta's and Microsoft's chips (``other_custom`` in the data, a group no model covers)
-    are ``other``'s on an axis with ``other`` (DESIGN section 4): the scenario's Maia 200
-    builds on Maia 100, and the share model's own vendors' paths do not move."""
-    from forecast.economics.chip_costs import chip_specs
-
-    five = ("nvidia", "amd", "google", "aws", "other")
-    specs = chip_specs(dataset, five)
-    assert specs.loc[["Maia 100", "MTIA 300", "Gaudi3"], "vendor_group"].tolist() == [
-        "other"] * 3
-    assert set(chip_specs(dataset, ["other"])["vendor_group"]) == {"other"}  # no NVIDIA
-    assert "Maia 100" not in chip_specs(dataset).index  # the share model's own four groups
-    table = dict(chip_prices=scenario.chip_prices, roadmap=scenario.roadmap,
-                 price_erosion=scenario.price_erosion)
-    quarters = ["2026Q1", "2027Q4"]
-    wide = scenario_cost_paths(dataset, draws, quarters, vendors=five, **table)
-    assert np.isfinite(wide.sel(vendor="other").values).all()
-    four = scenario_cost_paths(dataset, draws, quarters, **table)
-    np.testing.assert_array_equal(wide.sel(vendor=list(five[:4])).values, four.values)
