@@ -72,7 +72,9 @@ def test_scenarios_list_and_show():
     assert shown.returncode == 0, shown.stderr
     for needle in ("mfu_aws: beta(", "trainium4_launch_quarter: quarter(", "rationale:",
                    "nvidia_share_2030_at_most_70pct", "several billion: 2-9 USD billions per year",
-                   "new_chip_ramp_quarters: 2 quarters"):
+                   "new_chip_ramp_quarters: 2 quarters",
+                   "holds if: mean share[aws] in 2030 - in 2025 >= 0.03",
+                   "holds if: run_rate aws_rental_revenue first reached by 2030Q4 >= 50"):
         assert needle in shown.stdout
 
 

@@ -41,6 +41,7 @@ UNITS = {
     "price": "USD per chip-hour",
     "cost_per_pflop_hour": "USD per effective PFLOP-hour",
     "vendor_cost": "USD per effective PFLOP-hour (owner TCO basis)",
+    "owner_cost_per_pflop_hour": "USD per effective PFLOP-hour (owner TCO basis)",
 }
 
 #: Unit of a thesis output: its probability.

@@ -17,6 +17,8 @@ from typing import Final
 
 __all__ = [
     "FORECAST_METRICS",
+    "FRONTIER_PREFIX",
+    "IN_SAMPLE_METRICS",
     "MODEL_PRIORS",
     "NUMBER_READING",
     "PRICED_CHIPS",
@@ -41,6 +43,7 @@ FORECAST_METRICS: Final = (
     "vendor_cost",
     "price",
     "cost_per_pflop_hour",
+    "owner_cost_per_pflop_hour",
     "aws_spend_at_cost",
     "aws_shipments",
     "aws_fleet",
@@ -48,9 +51,20 @@ FORECAST_METRICS: Final = (
     "aws_merchant_value",
     "aws_custom_chips_run_rate",
 )
-#: Metrics a thesis evaluator derives from the paths: the ratio of two priced chips' cost per
-#: effective PFLOP-hour (``numerator`` / ``denominator``).
-RATIO_METRICS: Final = ("cost_per_pflop_hour_ratio",)
+#: Metrics a thesis evaluator derives from the paths, ``numerator`` / ``denominator``: the
+#: ratio of two priced chips' cost per effective PFLOP-hour at hyperscaler list prices
+#: (``cost_per_pflop_hour_ratio``), and the same ratio on the owner-TCO basis of the cost
+#: paths (``owner_cost_ratio``), whose sides may also be a vendor group's best offer
+#: (:data:`FRONTIER_PREFIX`).
+RATIO_METRICS: Final = ("cost_per_pflop_hour_ratio", "owner_cost_ratio")
+#: ``frontier:<vendor group>`` as a side of ``owner_cost_ratio``: that group's best offer of
+#: the quarter (its ``vendor_cost`` path: the cheapest chip per effective PFLOP-hour, a chip
+#: still ramping blended with the one it replaces), e.g. ``frontier:nvidia``.
+FRONTIER_PREFIX: Final = "frontier:"
+#: Metrics whose paths also hold the fitted posterior of the in-sample quarters (the market
+#: model's, draw by draw the same posterior draws as the forecast), so that a thesis may read
+#: a period the data have reached, such as calendar 2025 when the data end in 2025Q3.
+IN_SAMPLE_METRICS: Final = ("tam", "share", "spend", "custom_silicon_spend")
 #: Every metric a thesis may name.
 THESIS_METRICS: Final = FORECAST_METRICS + RATIO_METRICS
 #: Metrics with one path per vendor group: a thesis on one of them names its ``vendor``.

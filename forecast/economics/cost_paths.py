@@ -96,6 +96,7 @@ __all__ = [
     "sample_vendor_dollars",
     "scenario_chips",
     "scenario_cost_paths",
+    "scenario_costs",
     "share_inputs",
     "share_vendors",
 ]
@@ -192,6 +193,47 @@ def scenario_cost_paths(
         When an input is missing, a vendor has no ``[price_erosion]`` entry, ``chip_prices``
         names a chip not in the catalogue or a generation's predecessor is unknown.
     """
+    return scenario_costs(dataset, inputs, quarters, price_year=price_year,
+                          point_spread=point_spread, seed=seed, chip_prices=chip_prices,
+                          ramp_quarters=ramp_quarters, roadmap=roadmap,
+                          price_erosion=price_erosion, vendors=vendors
+                          )["vendor_cost"].rename("cost_per_pflop_hour")
+
+
+def scenario_costs(
+    dataset: Dataset,
+    inputs: pd.DataFrame,
+    quarters: Sequence[str],
+    price_year: int | None = None,
+    point_spread: float = DEFAULT_POINT_SPREAD,
+    seed: int = 0,
+    chip_prices: Mapping[str, str] | None = None,
+    ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
+    roadmap: Iterable[GenerationLike] | None = None,
+    price_erosion: Mapping[str, str] | None = None,
+    vendors: Sequence[str] | None = None,
+    chips: Sequence[str] = (),
+) -> xr.Dataset:
+    """:func:`scenario_cost_paths` and, on the same draws, the own cost of some chips.
+
+    Arguments as :func:`scenario_cost_paths`, and ``chips``: chips of the vendor axis (the
+    catalogue's or a roadmap generation) whose own cost per effective PFLOP-hour is wanted,
+    e.g. to compare one chip with a vendor's best offer on one basis.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``vendor_cost`` (draw, quarter, vendor): each vendor's best offer, as
+        :func:`scenario_cost_paths` returns it; ``chip_cost`` (draw, quarter, chip): each of
+        ``chips`` at its own eroded price, utilisation and TCO (no ramp blending), NaN
+        before its launch in that draw. Both USD per effective PFLOP-hour, owner TCO basis.
+
+    Raises
+    ------
+    ForecastError
+        As :func:`scenario_cost_paths`, and when a chip of ``chips`` is not on the vendor
+        axis's chip columns (not in the catalogue, unpriced, or of another vendor group).
+    """
     vendors = share_vendors(dataset) if vendors is None else tuple(vendors)
     erosion = SHIPPED_PRICE_EROSION if price_erosion is None else dict(price_erosion)
     unsaid = [v for v in vendors if v not in erosion]
@@ -203,14 +245,23 @@ def scenario_cost_paths(
                             chip_prices, roadmap, vendors,
                             [*(f"mfu_{v}" for v in vendors), *TCO_INPUTS,
                              *(erosion[v] for v in vendors)])
+    unknown = [chip for chip in chips if chip not in columns.names]
+    if unknown:
+        raise ForecastError(f"no cost path for {unknown}: the cost paths of {list(vendors)} "
+                            f"hold {', '.join(columns.names)}")
+    keep = [columns.names.index(chip) for chip in chips]
     rates = {v: col[erosion[v]] for v in vendors}
-    out = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters)
-    return xr.DataArray(out, dims=("draw", "quarter", "vendor"),
-                        coords={"draw": np.arange(len(inputs)), "quarter": labels,
-                                "vendor": list(vendors)},
-                        name="cost_per_pflop_hour",
-                        attrs={"unit": "USD per effective PFLOP-hour",
-                               "basis": cost_basis(ramp_quarters)})
+    out, own = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters, keep)
+    unit, basis = "USD per effective PFLOP-hour", cost_basis(ramp_quarters)
+    draw = np.arange(len(inputs))
+    return xr.Dataset(
+        {"vendor_cost": xr.DataArray(out, dims=("draw", "quarter", "vendor"),
+                                     attrs={"unit": unit, "basis": basis}),
+         "chip_cost": xr.DataArray(own, dims=("draw", "quarter", "chip"),
+                                   attrs={"unit": unit, "basis": "owner TCO per chip-hour "
+                                          "over dense PFLOPS x the vendor's MFU"})},
+        coords={"draw": draw, "quarter": labels, "vendor": list(vendors),
+                "chip": list(chips)})
 
 
 def scenario_chips(
@@ -393,10 +444,14 @@ def _chip_columns(capex: pd.Series, specs: pd.DataFrame, priced: Mapping[str, st
 
 def _vendor_costs(columns: ChipColumns, col: Mapping[str, np.ndarray],
                   rates: Mapping[str, np.ndarray], vendors: Sequence[str],
-                  labels: Sequence[str], ramp_quarters: int) -> np.ndarray:
-    """``(draws, quarters, vendors)`` best offer per vendor, quarter by quarter."""
+                  labels: Sequence[str], ramp_quarters: int, keep: Sequence[int] = ()
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(draws, quarters, vendors)`` best offer per vendor, quarter by quarter, and
+    ``(draws, quarters, len(keep))`` the own cost of the chip columns ``keep`` (NaN before
+    their launch)."""
     capex, tflops, release, tdp = columns.matrices()
     n = capex.shape[0]
+    own = np.full((n, len(labels), len(keep)), np.nan)
     codes = np.array([vendors.index(g) for g in columns.groups])
     mfu = np.column_stack([col[f"mfu_{g}"] for g in columns.groups])
     rate = np.column_stack([rates[g] for g in columns.groups])
@@ -411,4 +466,6 @@ def _vendor_costs(columns: ChipColumns, col: Mapping[str, np.ndarray],
                               tdp[None, :], mfu, tco)
         out[:, i, :], _ = best_offer(release, cost, codes, quarter,
                                      ramp_quarters=ramp_quarters, n_vendors=len(vendors))
-    return out
+        if keep:
+            own[:, i, :] = np.where(release[:, keep] <= quarter, cost[:, keep], np.nan)
+    return out, own

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from forecast.core.calendar import period_quarters, quarter_index
 from forecast.core.errors import ForecastError
 from forecast.pipeline.believe import TOP_INPUTS, Belief, OnStep, believe
-from forecast.pipeline.theses import evaluate_thesis, thesis_values
+from forecast.pipeline.theses import thesis_values, unreached_note
 
 
 def find_thesis(scenario: Any, name: str) -> Any:
@@ -98,19 +99,34 @@ def believe_from_fit(bundle: Any, dataset: Any, scenario: Any, thesis: Any, *, d
         return simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon,
                         inputs=frame)
 
+    def values(result: Any) -> np.ndarray:
+        # As the forecast evaluates it: in-sample quarters (a period the data reached, a
+        # change_from) come from the fitted posterior, which no input moves.
+        return thesis_values(result.data, thesis, result.in_sample)
+
     inputs = scenario.sample(draws, seed=seed)
     base = simulated(inputs)
-    note = evaluate_thesis(base.data, thesis).get("note")  # before reading its period
+    note = unreached_note(base.data, thesis, base.in_sample)  # before reading its period
     if note:
         raise ForecastError(f"thesis {thesis.name}: {note}")
     ess = base.meta.get("posterior_ess")
-    belief = believe(inputs, thesis_values(base.data, thesis), thesis, scenario.inputs,
-                     lambda frame: thesis_values(simulated(frame).data, thesis), top=top,
+    belief = believe(inputs, values(base), thesis, scenario.inputs,
+                     lambda frame: values(simulated(frame)), top=top,
                      steps=steps, posterior_ess=ess, on_step=on_step)
     belief.meta.update(scenario=scenario.name, fit_id=bundle.fit_id, draws=draws, seed=seed,
                        horizon=base.meta["horizon"], posterior_ess=ess,
+                       in_sample_quarters=past_quarters(base.data, thesis),
                        input_specs=dict(scenario.inputs))
     return belief
+
+
+def past_quarters(paths: Any, thesis: Any) -> list[str]:
+    """The quarters of the thesis's period and ``change_from`` before the forecast's first:
+    read from the fitted posterior of the past, which no scenario input moves."""
+    first = quarter_index(str(paths["quarter"].values[0]))
+    periods = [thesis.period, getattr(thesis, "change_from", None)]
+    quarters = [q for period in periods if period for q in period_quarters(period)]
+    return sorted({q for q in quarters if quarter_index(q) < first}, key=quarter_index)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

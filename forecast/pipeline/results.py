@@ -64,6 +64,14 @@ class Forecast:
         The scenario's thesis specifications (``forecast.scenarios.scenario.ThesisSpec``).
     history
         Observed values for fan charts: tidy (metric, quarter, vendor, value), may be empty.
+    meta
+        Horizon, data end, draws and the posterior's effective sample size.
+    in_sample
+        The fitted posterior of the in-sample quarters, path by path (dims draw, quarter and
+        vendor; the metrics of
+        :data:`~forecast.core.scenario_contract.IN_SAMPLE_METRICS`), or None. Only theses
+        read it (a period the data have reached, or the ``change_from`` of a change); the
+        quantile tables, charts and exports hold the forecast quarters only.
     """
 
     data: xr.Dataset
@@ -73,6 +81,7 @@ class Forecast:
     theses_specs: Sequence[Any] = ()
     history: pd.DataFrame = field(default_factory=pd.DataFrame)
     meta: dict[str, Any] = field(default_factory=dict)
+    in_sample: xr.Dataset | None = None
 
     @property
     def draws(self) -> int:
@@ -168,7 +177,8 @@ class Forecast:
     def theses(self) -> pd.DataFrame:
         """Probability, Monte Carlo standard error and metric quantiles of every thesis."""
         return evaluate_theses(self.data, self.theses_specs,
-                               posterior_ess=self.meta.get("posterior_ess"))
+                               posterior_ess=self.meta.get("posterior_ess"),
+                               history=self.in_sample)
 
     def compare(self, other: Forecast, metric: str = "tam",
                 q: Sequence[float] = (0.1, 0.5, 0.9)) -> pd.DataFrame:

@@ -169,7 +169,8 @@ def check_memory(draws: int, horizon: int, data_end: str, dataset: Dataset) -> N
 
     The paths hold, per draw and quarter after ``data_end`` to the end of ``horizon``: TAM,
     Google + AWS silicon spend and two AWS revenues; share, spend and cost per vendor group
-    of ``dataset``; price and cost per PFLOP-hour per priced chip; 8 bytes each. A forecast
+    of ``dataset``; price and cost per PFLOP-hour (list and owner TCO) per priced chip; 8
+    bytes each. A forecast
     peaks at about :data:`PEAK_OVER_PATHS` times that; it may plan on :data:`MEMORY_MARGIN`
     of :func:`available_memory`.
 
@@ -183,7 +184,7 @@ def check_memory(draws: int, horizon: int, data_end: str, dataset: Dataset) -> N
 
     quarters = max(1, quarter_index(f"{horizon}Q4") - quarter_index(data_end))
     groups = int(dataset.vendor_groups["vendor_group"].nunique())
-    per_draw = quarters * (4 + 3 * groups + 2 * len(PRICED_CHIPS)) * 8 * PEAK_OVER_PATHS
+    per_draw = quarters * (4 + 3 * groups + 3 * len(PRICED_CHIPS)) * 8 * PEAK_OVER_PATHS
     available = available_memory()
     if draws * per_draw > MEMORY_MARGIN * available:
         raise ForecastError(

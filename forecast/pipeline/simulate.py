@@ -17,8 +17,11 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    XPUs: the market model's split of the group, per draw).
 5. **Prices**: price per chip-hour at hyperscaler list prices for H100, B200, Trainium2 and
    Trainium3 (Trainium launch prices from scenario draws, then the fitted list drift), and the
-   cost per effective PFLOP-hour through each vendor's utilisation draw. List prices are the
-   basis on which AWS's "up to 50% cheaper than GPU systems" claim is made.
+   cost per effective PFLOP-hour through each vendor's utilisation draw
+   (``cost_per_pflop_hour``). The same chips' cost per effective PFLOP-hour on the owner-TCO
+   basis of step 2 (``owner_cost_per_pflop_hour``: each chip's own, no ramp blending) sits
+   beside each vendor's best offer on that basis (``vendor_cost``), so that a chip can be set
+   against a vendor's best part of the day (the ``owner_cost_ratio`` theses).
 6. **AWS custom silicon** (:mod:`forecast.models.aws_silicon`): AWS's spend at cost = TAM x
    AWS share (the ``aws`` row of step 4) continues the fitted AWS fleet: shipments = spend /
    the unit cost of the generation being bought (the fitted Trainium1-3, then the scenario's
@@ -32,6 +35,13 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    unit in its ``unit`` attribute; the unit cost and the survival behind each path are the
    coordinates ``aws_unit_cost`` and ``aws_survival`` (draw, generation) of the shipments and
    fleet, so the stock-and-flow identities can be checked on the output.
+
+In-sample quarters: the market model's posterior of the quarters it was fitted to (TAM,
+spend and shares of the five groups, custom silicon spend), draw by draw the same posterior
+draws as the forecast, are kept beside the paths (``Forecast.in_sample``, metrics
+:data:`~forecast.core.scenario_contract.IN_SAMPLE_METRICS`) for theses over a period the data
+have reached, such as calendar 2025 when the data end in 2025Q3. They are model estimates of
+the past (the data are vendor proxies, not the TAM), not data.
 
 Only numpy, pandas and xarray run here: forecasting from a stored fit never imports PyMC.
 """
@@ -47,9 +57,9 @@ import xarray as xr
 
 from forecast.core.calendar import quarter_index, quarter_labels, year_of
 from forecast.core.errors import ForecastError
-from forecast.core.scenario_contract import PRICED_CHIPS
+from forecast.core.scenario_contract import IN_SAMPLE_METRICS, PRICED_CHIPS
 from forecast.data.dataset import Dataset
-from forecast.economics.cost_paths import launch_prices, scenario_cost_paths
+from forecast.economics.cost_paths import launch_prices, scenario_costs
 from forecast.models.aws_silicon import (
     aws_silicon_paths,
     custom_chips_run_rate,
@@ -129,10 +139,13 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     else:
         inputs = inputs.reset_index(drop=True)
 
-    tam, shares, costs, other_custom = _vendor_split(market, share, dataset, scenario,
-                                                     inputs, quarters, draws, seed)
+    tam, shares, costs, other_custom, in_sample = _vendor_split(
+        market, share, dataset, scenario, inputs, quarters, draws, seed)
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
-    data = _paths(tam, shares, costs, prices, quarters, other_custom)
+    data = _paths(tam, shares, costs["vendor_cost"], prices, quarters, other_custom)
+    data["owner_cost_per_pflop_hour"] = costs["chip_cost"].assign_coords(
+        draw=data["draw"].values).transpose("draw", "quarter", "chip").assign_attrs(
+        unit="USD per effective PFLOP-hour (owner TCO basis)")
     aws = _aws_silicon(aws_silicon, data["spend"].sel(vendor="aws").values, quarters, seed,
                        inputs, aws_roadmap(scenario.roadmap, inputs, aws_silicon.generations))
     data["aws_spend_at_cost"] = aws["spend_at_cost"]
@@ -146,7 +159,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     return Forecast(
         data=data, scenario=scenario.name, fit_id=bundle.fit_id, seed=seed,
         theses_specs=list(scenario.theses.values()),
-        history=fitted_history(market, aws_silicon),
+        history=fitted_history(market, aws_silicon), in_sample=in_sample,
         meta={"horizon": horizon, "data_end": data_end, "draws": draws,
               # Thesis errors count the posterior's effective samples, not the paths.
               "posterior_ess": min(model.diagnostics()["min_ess_bulk"] for model in models)},
@@ -155,9 +168,10 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
 
 def _vendor_split(market: Any, share: Any, dataset: Dataset, scenario: Any,
                   inputs: pd.DataFrame, quarters: list[str], draws: int, seed: int
-                  ) -> tuple[np.ndarray, xr.DataArray, xr.DataArray, np.ndarray]:
-    """(TAM (draw, quarter), shares of the five groups, their cost paths, the custom
-    fraction of ``other`` (draw, quarter)) over ``quarters``."""
+                  ) -> tuple[np.ndarray, xr.DataArray, xr.Dataset, np.ndarray, xr.Dataset]:
+    """(TAM (draw, quarter), shares of the five groups, their cost paths with the priced
+    chips' own costs (:func:`scenario_costs`), the custom fraction of ``other`` (draw,
+    quarter)) over ``quarters``, and the in-sample posterior (:func:`in_sample_paths`)."""
     spend = market.forecast(quarters, draws=draws, seed=seed, include_history=True)
     future = spend.sel(quarter=quarters)
     tam = future["total"].transpose("draw", "quarter").values
@@ -165,18 +179,46 @@ def _vendor_split(market: Any, share: Any, dataset: Dataset, scenario: Any,
     # The shares continue from the market model's own draws of the last quarter.
     start = (np.log(last.sel(vendor=share.vendors[1:]).values)
              - np.log(last.sel(vendor=share.vendors[0]).values)[:, None])
-    costs = scenario_cost_paths(dataset, inputs, quarters, seed=seed,
-                                chip_prices=scenario.chip_prices,
-                                ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
-                                roadmap=scenario.roadmap,
-                                price_erosion=scenario.price_erosion,
-                                vendors=share.vendors)
-    shares = _shares(share, quarters, draws, seed, costs, inputs, start)
+    costs = scenario_costs(dataset, inputs, quarters, seed=seed,
+                           chip_prices=scenario.chip_prices,
+                           ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
+                           roadmap=scenario.roadmap, price_erosion=scenario.price_erosion,
+                           vendors=share.vendors, chips=PRICED_CHIPS)
+    shares = _shares(share, quarters, draws, seed, costs["vendor_cost"].rename(
+        "cost_per_pflop_hour"), inputs, start)
     # The custom (cloud-designed) part of ``other``: the market model's own split of the
     # group, applied to the share model's ``other`` spend.
     other_custom = (future["custom_other"] / future["spend"].sel(vendor="other")).transpose(
         "draw", "quarter").values
-    return tam, shares, costs, other_custom
+    history = spend.sel(quarter=list(market.timeline))
+    return tam, shares, costs, other_custom, in_sample_paths(history, list(share.vendors))
+
+
+def in_sample_paths(history: xr.Dataset, vendors: list[str]) -> xr.Dataset:
+    """The market model's in-sample posterior as the forecast's metrics, draw by draw.
+
+    Parameters
+    ----------
+    history
+        The in-sample quarters of ``FittedMarket.forecast(..., include_history=True)``: the
+        same call, hence the same posterior draws, as the forecast's TAM.
+    vendors
+        The forecast's vendor axis (the share paths' order).
+
+    Returns
+    -------
+    xarray.Dataset
+        :data:`~forecast.core.scenario_contract.IN_SAMPLE_METRICS` over (draw, quarter[,
+        vendor]): ``tam`` = the total, ``spend`` per vendor, ``share`` = spend / total,
+        ``custom_silicon_spend`` = Google + AWS + the custom part of ``other``.
+    """
+    spend = history["spend"].sel(vendor=vendors).transpose("draw", "quarter", "vendor")
+    total = history["total"].transpose("draw", "quarter")
+    custom = (spend.sel(vendor="google") + spend.sel(vendor="aws")
+              + history["custom_other"].transpose("draw", "quarter"))
+    values = {"tam": total, "share": spend / total, "spend": spend,
+              "custom_silicon_spend": custom}
+    return xr.Dataset({name: values[name] for name in IN_SAMPLE_METRICS})
 
 
 def _shares(share: Any, quarters: list[str], draws: int, seed: int, costs: xr.DataArray,

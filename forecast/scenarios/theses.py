@@ -4,6 +4,8 @@ A thesis reads ``aggregate(metric over period) comparator threshold``, e.g. "the
 share over 2030 is at most 0.7". ``when`` says how the period is read: ``"in"`` (the default)
 tests that period only; ``"by"`` tests whether the claim is first reached in or before it
 (any year, or quarter, of the forecast up to the period), the usual reading of "by 2030".
+``change_from`` turns the value into a change: the aggregate over the period minus the
+aggregate over an earlier period, path by path ("AWS's share in 2030 minus its 2025 share").
 This module defines :class:`ThesisSpec` and validates the ``[theses.<name>]`` tables of a
 scenario file; the evaluator lives with the forecasts.
 """
@@ -19,6 +21,7 @@ import numpy as np
 from forecast.core.calendar import parse_period, quarter_label
 from forecast.core.errors import ScenarioError
 from forecast.core.scenario_contract import (
+    FRONTIER_PREFIX,
     PRICED_CHIPS,
     RATIO_METRICS,
     THESIS_METRICS,
@@ -37,11 +40,14 @@ from forecast.scenarios.locations import (
 )
 
 COMPARATORS: tuple[str, ...] = ("<", "<=", ">", ">=")
-AGGREGATES: tuple[str, ...] = ("mean", "sum", "last")
+#: How a period's quarters combine: their mean, their sum, the last one, or a yearly run rate
+#: (4 x their mean: a quarterly flow as a rate per year; over one quarter, 4 x that quarter).
+AGGREGATES: tuple[str, ...] = ("mean", "sum", "last", "run_rate")
 #: How a thesis reads its period: that period only, or first reached in or before it.
 WHEN: tuple[str, ...] = ("in", "by")
 _THESIS_REQUIRED = ("statement", "metric", "period", "comparator", "threshold")
-_THESIS_OPTIONAL = ("vendor", "aggregate", "numerator", "denominator", "unit", "when")
+_THESIS_OPTIONAL = ("vendor", "aggregate", "numerator", "denominator", "unit", "when",
+                    "change_from")
 
 
 @dataclass(frozen=True)
@@ -69,10 +75,13 @@ class ThesisSpec:
         Vendor selector (``nvidia``, ``aws``...), required by the per-vendor metrics
         (:data:`~forecast.core.scenario_contract.VENDOR_METRICS`).
     aggregate : str, default "mean"
-        How the quarters of the period combine: ``mean``, ``sum`` or ``last``.
+        How the quarters of the period combine: ``mean``, ``sum``, ``last`` or ``run_rate``
+        (4 x the mean: a yearly rate of a quarterly flow).
     numerator, denominator : str or None
-        Chips the forecast prices (:data:`~forecast.core.scenario_contract.PRICED_CHIPS`),
-        required by the ratio metrics.
+        Required by the ratio metrics: chips the forecast prices
+        (:data:`~forecast.core.scenario_contract.PRICED_CHIPS`); for ``owner_cost_ratio``
+        also ``frontier:<vendor group>`` (that group's best offer of the quarter,
+        :data:`~forecast.core.scenario_contract.FRONTIER_PREFIX`).
     unit : str or None
         Optional unit of the threshold, for people.
     when : str, default "in"
@@ -81,6 +90,10 @@ class ThesisSpec:
         the forecast, up to and including the period, meets it, each aggregated as
         ``aggregate`` says: "first reached in or before". Not for a range of years (a range
         is one cumulative quantity).
+    change_from : str or None
+        An earlier period (ending before ``period`` starts): the value compared is the
+        aggregate over ``period`` minus the aggregate over ``change_from``, per path (with
+        ``when = "by"``, each year or quarter's aggregate minus it).
     """
 
     name: str
@@ -95,6 +108,7 @@ class ThesisSpec:
     denominator: str | None = None
     unit: str | None = None
     when: str = "in"
+    change_from: str | None = None
 
     @property
     def period_kind(self) -> str:
@@ -150,6 +164,8 @@ class ThesisSpec:
                 table[key] = getattr(self, key)
         if self.when != "in":  # the default stays out: older scenarios keep their digest
             table["when"] = self.when
+        if self.change_from is not None:
+            table["change_from"] = self.change_from
         return table
 
 
@@ -173,8 +189,9 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     ------
     ScenarioError
         On an unknown or missing key, a metric the forecast does not produce, a bad period,
-        comparator, aggregate or ``when`` (``by`` over a range of years), a per-vendor metric
-        without a vendor, or a ratio metric without two priced chips.
+        comparator, aggregate or ``when`` (``by`` over a range of years), a ``change_from``
+        that does not end before the period, a per-vendor metric without a vendor, or a
+        ratio metric without two chips it can compare.
     """
     table = expect_table(table, where)
     check_keys(table, (*_THESIS_REQUIRED, *_THESIS_OPTIONAL), _THESIS_REQUIRED, where)
@@ -203,20 +220,14 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
     elif metric in VENDOR_METRICS:
         raise where.child("vendor").error(f"metric {metric!r} has one path per vendor: "
                                           "name the vendor (e.g. \"nvidia\")")
-    numerator = table.get("numerator")
-    denominator = table.get("denominator")
-    if (numerator is None) != (denominator is None):
-        missing = "denominator" if denominator is None else "numerator"
-        raise where.child(missing).error("numerator and denominator must be given together")
-    if numerator is not None:
-        expect_str(numerator, where.child("numerator"))
-        expect_str(denominator, where.child("denominator"))
-    if metric in RATIO_METRICS:
-        _check_ratio_chips(metric, numerator, denominator, where)
+    numerator, denominator = _ratio_sides(table, metric, where)
     unit = table.get("unit")
     if unit is not None:
         expect_str(unit, where.child("unit"))
     when = _check_when(table.get("when", "in"), period, where.child("when"))
+    change_from = table.get("change_from")
+    if change_from is not None:
+        _check_change_from(change_from, period, where.child("change_from"))
     return ThesisSpec(
         name=name,
         statement=statement,
@@ -230,7 +241,24 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
         denominator=denominator,
         unit=unit,
         when=when,
+        change_from=change_from,
     )
+
+
+def _ratio_sides(table: dict[str, Any], metric: str, where: Where) -> tuple[Any, Any]:
+    """``numerator`` and ``denominator``: both or neither, strings, and for a ratio metric
+    two sides it can compare (:func:`_check_ratio_chips`)."""
+    numerator = table.get("numerator")
+    denominator = table.get("denominator")
+    if (numerator is None) != (denominator is None):
+        missing = "denominator" if denominator is None else "numerator"
+        raise where.child(missing).error("numerator and denominator must be given together")
+    if numerator is not None:
+        expect_str(numerator, where.child("numerator"))
+        expect_str(denominator, where.child("denominator"))
+    if metric in RATIO_METRICS:
+        _check_ratio_chips(metric, numerator, denominator, where)
+    return numerator, denominator
 
 
 def _check_when(when: Any, period: str, where: Where) -> str:
@@ -241,6 +269,18 @@ def _check_when(when: Any, period: str, where: Where) -> str:
         raise where.error(f"\"by\" needs a year or a quarter, not the range {period!r}: "
                           "a range is one cumulative quantity")
     return when
+
+
+def _check_change_from(change_from: Any, period: str, where: Where) -> None:
+    """A period (year, quarter or range) that ends before ``period`` starts."""
+    expect_str(change_from, where)
+    try:
+        last = parse_period(change_from)[2]
+    except ScenarioError as exc:
+        raise where.error(str(exc)) from None
+    if last >= parse_period(period)[1]:
+        raise where.error(f"{change_from!r} must end before the period {period!r} starts: "
+                          "the value is the change from it to the period")
 
 
 def _check_metric(metric: str, where: Where) -> None:
@@ -254,11 +294,17 @@ def _check_metric(metric: str, where: Where) -> None:
 
 
 def _check_ratio_chips(metric: str, numerator: Any, denominator: Any, where: Where) -> None:
-    """A ratio metric compares two chips the forecast prices."""
+    """A ratio metric compares two chips the forecast prices; on the owner-TCO basis
+    (``owner_cost_ratio``) either side may also be a vendor group's best offer."""
     if numerator is None:
         raise where.child("numerator").error(
             f"metric {metric!r} is a ratio: give numerator and denominator chips")
+    frontier = metric == "owner_cost_ratio"
     for key, chip in (("numerator", numerator), ("denominator", denominator)):
-        if chip not in PRICED_CHIPS:
+        if frontier and chip.startswith(FRONTIER_PREFIX):
+            expect_name(chip[len(FRONTIER_PREFIX):], where.child(key), NAME_PATTERN,
+                        "vendor group")
+        elif chip not in PRICED_CHIPS:
+            also = f", or {FRONTIER_PREFIX}<vendor group>" if frontier else ""
             raise where.child(key).error(
-                f"the forecast prices only {', '.join(PRICED_CHIPS)}; got {fmt(chip)}")
+                f"the forecast prices only {', '.join(PRICED_CHIPS)}{also}; got {fmt(chip)}")

@@ -60,7 +60,8 @@ def test_missing_numbers_and_the_command_line_style():
     ("aws_revenue:2030", MetricKey("aws_rental_revenue", "2030")),
     ("custom_silicon", MetricKey("custom_silicon_spend")),
     (" price : H100 : 2027Q1 ", MetricKey("price", "2027Q1", "H100")),
-    ("thesis:aws_revenue_50b_by_2030", MetricKey("aws_revenue_50b_by_2030", kind="thesis")),
+    ("thesis:aws_rental_run_rate_50b_by_2030",
+     MetricKey("aws_rental_run_rate_50b_by_2030", kind="thesis")),
 ])
 def test_parse_metric_key(text, key):
     assert parse_metric_key(text) == key

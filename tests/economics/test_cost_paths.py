@@ -119,3 +119,37 @@ def test_on_the_five_group_axis_other_holds_the_groups_no_one_names(dataset, sce
     assert np.isfinite(wide.sel(vendor="other").values).all()
     four = scenario_cost_paths(dataset, draws, quarters, **table)
     np.testing.assert_array_equal(wide.sel(vendor=list(five[:4])).values, four.values)
+
+
+def test_chip_costs_are_on_the_basis_of_the_vendors_best_offer(dataset, scenario, draws):
+    """A chip's own cost and a vendor's best offer come from one computation: without a ramp
+    the best offer is the cheapest launched chip, each chip's own cost is NaN before its
+    launch, and the vendor axis's paths do not change when chips are asked for."""
+    from forecast.economics.cost_paths import scenario_chips, scenario_costs
+
+    chips = scenario_chips(dataset, draws, chip_prices=scenario.chip_prices,
+                           roadmap=scenario.roadmap)
+    nvidia = [str(c) for c in chips["chip"].values[chips["vendor"].values == "nvidia"]]
+    quarters = ["2025Q3", "2026Q1", "2026Q4", "2028Q2"]
+    table = dict(chip_prices=scenario.chip_prices, roadmap=scenario.roadmap,
+                 price_erosion=scenario.price_erosion)
+    flat = scenario_costs(dataset, draws, quarters, ramp_quarters=0,
+                          chips=[*nvidia, "Trainium3"], **table)
+    own = flat["chip_cost"].sel(chip=nvidia).transpose("draw", "quarter", "chip").values
+    np.testing.assert_allclose(flat["vendor_cost"].sel(vendor="nvidia").values,
+                               np.nanmin(own, axis=2), rtol=1e-12)
+    launch = chips["launch_quarter"].sel(chip=nvidia).values  # (draw, chip)
+    index = np.array([quarter_index(q) for q in quarters])
+    assert np.array_equal(np.isnan(own), launch[:, None, :] > index[None, :, None])
+    trainium3 = flat["chip_cost"].sel(chip="Trainium3")
+    assert np.isnan(trainium3.sel(quarter="2025Q3")).all()  # released 2025-12
+    assert np.isfinite(trainium3.sel(quarter="2026Q1")).all()
+    ramped = scenario_costs(dataset, draws, quarters, chips=["Trainium3"], **table)
+    plain = scenario_cost_paths(dataset, draws, quarters, **table)
+    np.testing.assert_array_equal(ramped["vendor_cost"].values, plain.values)
+    # With a ramp, the best offer is never dearer than a fully ramped chip's own cost.
+    h100 = scenario_costs(dataset, draws, quarters, chips=["H100 SXM5 80GB"], **table)
+    assert (h100["vendor_cost"].sel(vendor="nvidia")
+            <= h100["chip_cost"].sel(chip="H100 SXM5 80GB")).all()
+    with pytest.raises(ForecastError, match="no cost path for"):
+        scenario_costs(dataset, draws, quarters, chips=["H300"], **table)

@@ -75,7 +75,8 @@ def test_a_drop_of_new_quarters_publishes_under_every_scenario(store, drop, loos
     report = json.loads((result.directory / REPORT_JSON).read_text())
     rows = pd.DataFrame(report["rows"])
     assert set(rows["scenario"]) == {"base", "bull", "bear"}
-    # Headline quantities all move on; the thesis on 2026Q1 (now history) has no probability.
+    # Headline quantities all move on; the Trainium3 thesis over 2026 (2026Q1 now history, and
+    # a cost ratio has no in-sample paths) has no probability.
     headline = rows[~rows["metric"].str.startswith("thesis:")]
     assert len(headline) and headline["new_q50"].notna().all()
     past = rows[rows["metric"] == "thesis:trainium3_half_cost"]

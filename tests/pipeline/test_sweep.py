@@ -149,16 +149,16 @@ def test_cli_sweep_writes_the_table_and_the_heat_map(fit_store, tmp_path) -> Non
     result = subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), "sweep", "--artifacts", str(fit_store),
          "--vary", "mfu_aws=0.2:0.4:3", "--vary", "trainium4_launch_quarter=2026Q4:2027Q4:3",
-         "--draws", "200", "--seeds", "2", "--thesis", "aws_revenue_50b_by_2030",
+         "--draws", "200", "--seeds", "2", "--thesis", "aws_rental_run_rate_50b_by_2030",
          "--workers", "0", "--out", str(out)],
         capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "P(aws_revenue_50b_by_2030)" in result.stdout
+    assert "P(aws_rental_run_rate_50b_by_2030)" in result.stdout
     table = pd.read_parquet(out / "sweep_base.parquet")
     assert len(table) == 9 * 2
     assert set(table["trainium4_launch_quarter"]) == {"2026Q4", "2027Q2", "2027Q4"}
     csv = pd.read_csv(out / "sweep_base.csv")
     assert list(csv.columns) == list(table.columns)
-    png = out / "sweep_base_aws_revenue_50b_by_2030.png"
+    png = out / "sweep_base_aws_rental_run_rate_50b_by_2030.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "wrote" in result.stderr and "tasks done: 18/18" in result.stderr

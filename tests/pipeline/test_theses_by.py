@@ -96,7 +96,10 @@ def test_quarter_periods_step_by_quarter() -> None:
     assert result["probability"] == pytest.approx(3 / 4)
     assert result["first_reached"]["2027Q1"] == pytest.approx(1 / 4)
     assert result["first_reached_median"] == "2026Q3"
-    assert np.isnan(result["first_year_median"])
+    # The first year reached is the year of that quarter; the quarters add up by year.
+    assert result["first_year_median"] == 2026.0
+    assert result["first_reached_years"] == pytest.approx({"2026": 3 / 4, "2027": 1 / 4,
+                                                           **{str(y): 0.0 for y in YEARS[2:]}})
 
 
 def test_the_monte_carlo_error_counts_the_posterior_ess() -> None:

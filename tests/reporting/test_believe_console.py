@@ -58,6 +58,33 @@ def test_the_table_ranks_the_decider_and_states_the_shift() -> None:
     assert "(0 more inputs" not in text  # all ten inputs fit in the table
 
 
+def test_a_thesis_reading_the_past_says_no_input_moves_it() -> None:
+    import dataclasses
+
+    import xarray as xr
+
+    from forecast.pipeline.believe_run import past_quarters
+
+    paths = xr.Dataset(coords={"quarter": ["2025Q4", "2026Q1"]})
+    gain = ThesisSpec(name="gain", statement="s", metric="share", vendor="aws", period="2030",
+                      comparator=">=", threshold=0.03, change_from="2025")
+    assert past_quarters(paths, gain) == ["2025Q1", "2025Q2", "2025Q3"]
+    assert past_quarters(paths, dataclasses.replace(gain, change_from=None)) == []
+    belief = synthetic_belief()
+    belief.thesis = dataclasses.replace(belief.thesis, change_from="2025")
+    belief.meta["in_sample_quarters"] = past_quarters(paths, gain)
+    text = belief_text(belief)
+    assert ">= 1 in 2030 less its value in 2025: P = " in text
+    assert ("2025Q1..2025Q3 are the fitted posterior of quarters the data reached: no scenario "
+            "input moves them") in text
+    assert "fitted posterior of quarters" not in belief_text(synthetic_belief())
+    # A thesis no path meets (the 2025 TAM at most USD 50 bn) has no 0/1 variance to explain.
+    never = synthetic_belief(threshold=100.0)
+    assert never.probability == 0.0
+    assert "its 0/1 outcome is the same in every path" in decided_text(never)
+    assert "nan" not in belief_text(never)
+
+
 def test_json_has_every_input_and_no_nan() -> None:
     belief = synthetic_belief()
     summary = json.loads(belief_text(belief, "json"))
@@ -175,6 +202,13 @@ def test_a_by_thesis_and_a_past_period_from_a_stored_fit(fit_store) -> None:
                                                   draws=300, seed=2).probability
     paths = simulate(bundle, dataset, scenario, draws=300, seed=2).data
     assert belief.probability == evaluate_thesis(paths, by)["probability"]
+    # A past year of the TAM reads the fitted posterior: no input moves it.
     past = ThesisSpec(name="past", period="2024", **table)
-    with pytest.raises(ForecastError, match="the data cover it"):
-        believe_from_fit(bundle, dataset, scenario, past, draws=300, seed=2)
+    fitted = believe_from_fit(bundle, dataset, scenario, past, draws=300, seed=2)
+    assert fitted.meta["in_sample_quarters"] == [f"2024Q{k}" for k in range(1, 5)]
+    assert fitted.decided_by == "posterior"
+    # A past year of a metric without in-sample paths is refused, with the reason.
+    revenue = ThesisSpec(name="revenue", period="2024", **{**table, "metric":
+                                                           "aws_rental_revenue"})
+    with pytest.raises(ForecastError, match="no in-sample posterior of aws_rental_revenue"):
+        believe_from_fit(bundle, dataset, scenario, revenue, draws=300, seed=2)

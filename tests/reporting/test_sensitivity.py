@@ -194,8 +194,8 @@ def test_one_at_a_time_runs_use_common_random_numbers(fit_store):
     with pytest.raises(ForecastError):
         simulate(bundle, dataset, scenario, draws=10, seed=4, inputs=scenario.sample(9))
 
-    runner = SimulationSensitivity(bundle, dataset, scenario, ["aws_revenue:2030",
-                                                               "thesis:aws_revenue_50b_by_2030"],
+    runner = SimulationSensitivity(bundle, dataset, scenario,
+                                   ["aws_revenue:2030", "thesis:aws_rental_run_rate_50b_by_2030"],
                                    draws=200, seed=11)
     chosen = ["tam_ceiling_usd_billions", "ecosystem_shift_per_year", "mfu_aws"]
     table = runner.tornado("aws_revenue:2030", inputs=chosen)
@@ -206,7 +206,7 @@ def test_one_at_a_time_runs_use_common_random_numbers(fit_store):
     assert ceiling["swing"] == 0 and ceiling["output_at_low"] == ceiling["baseline"]
     assert table["swing"].iloc[0] > 0
     runs = runner.runs
-    thesis = runner.tornado("thesis:aws_revenue_50b_by_2030", inputs=chosen)
+    thesis = runner.tornado("thesis:aws_rental_run_rate_50b_by_2030", inputs=chosen)
     assert runner.runs == runs  # both outputs read off the same runs
     assert thesis["output_at_low"].between(0, 1).all()
     # A fresh runner reproduces a swing exactly.

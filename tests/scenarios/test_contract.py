@@ -65,6 +65,28 @@ def test_ratio_metrics_are_derived_by_the_thesis_evaluator():
     assert set(THESIS_METRICS) == set(FORECAST_METRICS) | set(RATIO_METRICS)
 
 
+def test_in_sample_metrics_are_the_history_simulate_keeps():
+    import numpy as np
+    import xarray as xr
+
+    from forecast.core.scenario_contract import IN_SAMPLE_METRICS
+    from forecast.pipeline.simulate import in_sample_paths
+
+    vendors = ["nvidia", "amd", "google", "aws", "other"]
+    rng = np.random.default_rng(0)
+    spend = rng.lognormal(1.0, 0.5, size=(6, 3, 5))
+    history = xr.Dataset({"spend": (("draw", "quarter", "vendor"), spend),
+                          "total": (("draw", "quarter"), spend.sum(axis=2)),
+                          "custom_other": (("draw", "quarter"), 0.5 * spend[:, :, 4])},
+                         coords={"quarter": ["2025Q1", "2025Q2", "2025Q3"], "vendor": vendors})
+    data = in_sample_paths(history, vendors)
+    assert tuple(data.data_vars) == IN_SAMPLE_METRICS
+    assert set(IN_SAMPLE_METRICS) <= set(FORECAST_METRICS)
+    np.testing.assert_allclose(data["share"].sum("vendor"), 1.0)
+    np.testing.assert_allclose(data["custom_silicon_spend"],
+                               spend[:, :, 2] + spend[:, :, 3] + 0.5 * spend[:, :, 4])
+
+
 def test_simulate_prices_the_contract_chips():
     from forecast.pipeline import simulate
 

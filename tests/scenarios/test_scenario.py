@@ -45,10 +45,13 @@ REQUIRED_INPUTS = [
 
 DEFAULT_THESES = {
     "nvidia_share_2030_at_most_70pct",
+    "aws_share_gain_3pts_2025_2030",
+    "aws_share_gain_5pts_2025_2030",
     "trainium3_half_cost",
-    "google_aws_silicon_50b_in_2027",
-    "google_aws_silicon_50b_in_2030",
-    "aws_revenue_50b_by_2030",
+    "trainium3_cost_at_most_70pct",
+    "tam_2025_at_most_50b",
+    "aws_rental_run_rate_50b_by_2030",
+    "aws_merchant_run_rate_50b_by_2030",
 }
 
 
@@ -91,20 +94,32 @@ def test_base_priors_and_theses(base: Scenario) -> None:
     assert decay.params["mu"] == pytest.approx(-0.30)
     assert set(base.priors["share"]) == {"price_coefficient", "ecosystem_nvidia"}
     assert base.prior("share", "missing") is None
-    half = base.theses["trainium3_half_cost"]
-    assert (half.metric, half.comparator, half.threshold) == (
-        "cost_per_pflop_hour_ratio",
-        "<=",
-        0.5,
-    )
-    assert (half.numerator, half.denominator) == ("Trainium3", "H100 SXM5 80GB")
+    assert set(base.theses) == DEFAULT_THESES  # the two Google + AWS theses are gone
+    # Trainium3 against NVIDIA's best part of the day, both on the owner-TCO basis.
+    for name, threshold in (("trainium3_half_cost", 0.5), ("trainium3_cost_at_most_70pct", 0.7)):
+        cost = base.theses[name]
+        assert (cost.metric, cost.comparator, cost.threshold, cost.period) == (
+            "owner_cost_ratio", "<=", threshold, "2026")
+        assert (cost.numerator, cost.denominator) == ("Trainium3", "frontier:nvidia")
     share = base.theses["nvidia_share_2030_at_most_70pct"]
-    assert (share.vendor, share.period_kind, share.aggregate) == ("nvidia", "year", "mean")
-    revenue = base.theses["aws_revenue_50b_by_2030"]
-    # A USD 50 bn run rate: 4 x a fourth quarter's rental revenue, in some year up to 2030.
-    assert (revenue.metric, revenue.period_kind, revenue.aggregate, revenue.when) == (
-        "aws_rental_revenue", "year", "last", "by")
-    assert (revenue.comparator, 4 * revenue.threshold) == (">=", 50.0)
+    assert (share.vendor, share.period_kind, share.aggregate, share.when) == (
+        "nvidia", "year", "mean", "in")  # the seed says "en 2030": in 2030
+    for name, points in (("aws_share_gain_3pts_2025_2030", 0.03),
+                         ("aws_share_gain_5pts_2025_2030", 0.05)):
+        gain = base.theses[name]
+        assert (gain.metric, gain.vendor, gain.period, gain.change_from) == (
+            "share", "aws", "2030", "2025")
+        assert (gain.comparator, gain.threshold) == (">=", points)
+    tam = base.theses["tam_2025_at_most_50b"]
+    assert (tam.metric, tam.period, tam.aggregate, tam.comparator, tam.threshold) == (
+        "tam", "2025", "sum", "<=", 50.0)
+    for name, metric in (("aws_rental_run_rate_50b_by_2030", "aws_rental_revenue"),
+                         ("aws_merchant_run_rate_50b_by_2030", "aws_merchant_value")):
+        # A USD 50 bn run rate (4 x a quarter) first reached in some quarter up to 2030Q4.
+        run = base.theses[name]
+        assert (run.metric, run.period, run.aggregate, run.when) == (
+            metric, "2030Q4", "run_rate", "by")
+        assert (run.comparator, run.threshold) == (">=", 50.0)
 
 
 def test_digest_is_stable(base: Scenario) -> None:

@@ -44,13 +44,28 @@ def _value(belief: Belief, name: str, value: float) -> str:
     return spec.format_value(value) if spec is not None else f"{value:.4g}"
 
 
+def _change(thesis: Any) -> str:
+    change_from = getattr(thesis, "change_from", None)
+    return f" less its value in {change_from}" if change_from else ""
+
+
+def _past(quarters: Any) -> list[str]:
+    """A line on the quarters the data reached, if the thesis reads any."""
+    if not quarters:
+        return []
+    return [f"  {quarters[0]}..{quarters[-1]} are the fitted posterior of quarters the data "
+            "reached: no scenario input moves them"]
+
+
 def decided_text(belief: Belief) -> str:
     """Whether the scenario inputs or the fitted models' posterior decide the thesis."""
     share, outcome = belief.explained_metric, belief.explained_indicator
     if not np.isfinite(share):
         return "the thesis metric is the same in every path: nothing decides it"
+    of_outcome = (f"{outcome:.0%} of its 0/1 outcome" if np.isfinite(outcome) else
+                  "its 0/1 outcome is the same in every path")
     said = (f"the scenario inputs explain {share:.0%} of the variance of the thesis metric "
-            f"({outcome:.0%} of its 0/1 outcome; adjusted R^2 on normal scores of ranks)")
+            f"({of_outcome}; adjusted R^2 on normal scores of ranks)")
     if belief.decided_by == "inputs":
         return said + "; the rest is the fitted models' posterior"
     return (said + f", under {DECIDED_BY_INPUTS:.0%}: the posterior of the fitted models, not "
@@ -113,8 +128,10 @@ def belief_text(belief: Belief, fmt: str = "table") -> str:
         f"{belief.draws} paths, seed {meta.get('seed')}",
         f"  {thesis.statement}",
         f"  holds if the metric is {thesis.comparator} {thesis.threshold:g} "
-        f"{getattr(thesis, 'when', 'in')} {thesis.period}: P = {_p(belief.probability)} +- "
+        f"{getattr(thesis, 'when', 'in')} {thesis.period}{_change(thesis)}: "
+        f"P = {_p(belief.probability)} +- "
         f"{_p(belief.mcse)} (Monte Carlo error, counting the posterior's ESS)",
+        *_past(meta.get("in_sample_quarters")),
         f"  {decided_text(belief)}",
         "",
         "inputs in the paths where the thesis holds against all paths (shift: their mean "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from forecast.reporting.console.table import table_text
 
@@ -88,7 +89,23 @@ def scenario_text(name: str) -> str:
         lines += ["", "theses:"]
         for thesis_name, thesis in scenario.theses.items():
             lines.append(f"    {thesis_name}: {thesis.statement}")
+            lines.append(f"      holds if: {thesis_predicate(thesis)}")
     return "\n".join(lines)
+
+
+def thesis_predicate(thesis: Any) -> str:
+    """A thesis's test in one line, e.g. ``mean share[aws] in 2030 - in 2025 >= 0.03``."""
+    metric = thesis.metric
+    if thesis.vendor is not None:
+        metric += f"[{thesis.vendor}]"
+    if thesis.numerator is not None:
+        metric += f"[{thesis.numerator} / {thesis.denominator}]"
+    reading = "first reached by" if thesis.when == "by" else "in"
+    text = f"{thesis.aggregate} {metric} {reading} {thesis.period}"
+    if thesis.change_from is not None:
+        text += f" - in {thesis.change_from}"
+    unit = f" ({thesis.unit})" if thesis.unit else ""
+    return f"{text} {thesis.comparator} {thesis.threshold:g}{unit}"
 
 
 def scenario_validation_text(file: str | Path | None = None) -> str:

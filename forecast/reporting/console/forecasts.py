@@ -54,7 +54,8 @@ def headline_text(result: Forecast) -> str:
 
 
 def theses_text(result: Forecast) -> str:
-    """Every thesis with its probability, Monte Carlo error, statement and when it is met."""
+    """Every thesis with its probability, Monte Carlo error, statement, the 10/50/90% of the
+    value it compares with its threshold, and when it is met (by calendar year)."""
     lines = ["theses (probability +- Monte Carlo standard error):"]
     for row in result.theses().itertuples(index=False):
         lines.append(f"  {row.name}: P = {_number(row.probability, PROBABILITY)} +- "
@@ -63,11 +64,19 @@ def theses_text(result: Forecast) -> str:
         note = getattr(row, "note", None)
         if isinstance(note, str):
             lines.append(f"      not evaluated: {note}")
+        elif row.metric_p50 == row.metric_p50:
+            unit = getattr(row, "unit", None) or ""
+            values = " / ".join(format_number(getattr(row, f"metric_p{q}"), unit, missing="nan")
+                                for q in (10, 50, 90))
+            lines.append(f"      value 10% / 50% / 90%: {values}"
+                         + (f" ({unit})" if unit else ""))
         first = getattr(row, "first_year_median", None)
         if first is not None and first == first:
             lines.append(f"      median first year reached: {first:.0f}; never within the "
                          f"horizon in {row.never_within_horizon:.0%} of paths")
-        reached = getattr(row, "first_reached", None)
+        reached = getattr(row, "first_reached_years", None)
+        if not isinstance(reached, dict):
+            reached = getattr(row, "first_reached", None)
         if isinstance(reached, dict) and reached:
             lines.append("      first reached: " + ", ".join(
                 f"{label} {'<1%' if share < 0.005 else f'{share:.0%}'}"

@@ -111,7 +111,9 @@ def theses(b: ReportBuilder, result: Forecast, results: Sequence[Forecast]) -> N
         never = row.get("never_within_horizon")
         reached = ("" if first is None or not np.isfinite(first) else
                    f"median first year {first:.0f}; never in {never:.0%} of paths")
-        shares = row.get("first_reached")
+        shares = row.get("first_reached_years")
+        if not isinstance(shares, dict):
+            shares = row.get("first_reached")
         if isinstance(shares, dict) and any(shares.values()):  # the distribution by year
             reached += ("; " if reached else "") + "first reached: " + ", ".join(
                 f"{label} {share:.0%}" for label, share in shares.items() if share >= 0.005)

@@ -7,7 +7,7 @@ Four modules, by idea:
   the global ranking over Monte Carlo draws (Spearman, standardised regression coefficients
   on values and on ranks) and :func:`tail_attribution` (which inputs produce the bear tail).
 - :mod:`~forecast.reporting.sensitivity.outputs`: :class:`OutputSpec` names an output
-  (``aws_rental_revenue:2030``, ``share:aws:2030``, ``thesis:aws_revenue_50b_by_2030``) and
+  (``aws_rental_revenue:2030``, ``share:aws:2030``, ``thesis:aws_rental_run_rate_50b_by_2030``) and
   :func:`output_draws` / :func:`output_value` read it off a
   :class:`~forecast.pipeline.results.Forecast`.
 - :mod:`~forecast.reporting.sensitivity.simulation`: :class:`SimulationSensitivity` re-runs

@@ -2,8 +2,9 @@
 
 :class:`OutputSpec` names an output in the metric-key grammar of
 :mod:`forecast.core.presentation` (``aws_rental_revenue:2030``, ``share:aws:2030``,
-``thesis:aws_revenue_50b_by_2030``) with the statistic of its draws; :func:`output_draws` and
-:func:`output_value` read it off a :class:`~forecast.pipeline.results.Forecast`.
+``thesis:aws_rental_run_rate_50b_by_2030``) with the statistic of its draws;
+:func:`output_draws` and :func:`output_value` read it off a
+:class:`~forecast.pipeline.results.Forecast`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from forecast.core.calendar import period_quarters
 from forecast.core.errors import ForecastError
 from forecast.core.presentation import METRIC_ALIASES, MetricKey, parse_metric_key
 from forecast.pipeline.results import Forecast
-from forecast.pipeline.theses import aggregate_period, evaluate_thesis, metric_values
+from forecast.pipeline.theses import evaluate_thesis, thesis_values, unreached_note
 
 #: Statistics of a metric's draws that an output can summarise.
 STATISTICS = ("median", "mean", "p10", "p90")
@@ -97,13 +97,23 @@ def check_output(forecast: Forecast, spec: OutputSpec) -> None:
 def output_draws(forecast: Forecast, spec: OutputSpec) -> np.ndarray:
     """The output's value in every draw.
 
-    For a thesis, the thesis metric aggregated over its period (the quantity it compares
-    with its threshold), so that rankings and tails see a continuous value.
+    For a thesis, the value it compares with its threshold, read as the thesis evaluator
+    reads it (:func:`~forecast.pipeline.theses.thesis_values`: ``by`` as the most favourable
+    step up to the period, ``change_from`` as a change, in-sample quarters from the
+    posterior), so that rankings and tails see a continuous value.
+
+    Raises
+    ------
+    ForecastError
+        For a thesis the forecast cannot evaluate (its period is in the past of a metric
+        without in-sample paths), with the reason.
     """
     if spec.kind == "thesis":
         thesis = _thesis(forecast, spec.metric)
-        return np.asarray(aggregate_period(metric_values(forecast.data, thesis),
-                                           period_quarters(thesis.period), thesis.aggregate),
+        note = unreached_note(forecast.data, thesis, forecast.in_sample)
+        if note:
+            raise ForecastError(f"thesis {thesis.name}: {note}")
+        return np.asarray(thesis_values(forecast.data, thesis, forecast.in_sample),
                           dtype=float)
     if spec.metric not in forecast.data:
         known = sorted([*forecast.metrics, *METRIC_ALIASES, "thesis:NAME"])
@@ -142,8 +152,8 @@ def output_draws(forecast: Forecast, spec: OutputSpec) -> np.ndarray:
 def output_value(forecast: Forecast, spec: OutputSpec) -> float:
     """The output: a statistic of the metric's draws, or a thesis probability."""
     if spec.kind == "thesis":
-        return float(evaluate_thesis(forecast.data, _thesis(forecast, spec.metric))
-                     ["probability"])
+        return float(evaluate_thesis(forecast.data, _thesis(forecast, spec.metric),
+                                     history=forecast.in_sample)["probability"])
     values = output_draws(forecast, spec)
     values = values[np.isfinite(values)]
     if values.size == 0:
