@@ -165,6 +165,7 @@ def test_backtest_market_baselines_only(dataset) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.validation
 def test_backtest_market_end_to_end(dataset) -> None:
     # Plumbing only: PyMC's NUTS (its C compile is cached on disk, nutpie's numba compile
     # is not) at a loose target_accept, few draws.

@@ -143,6 +143,7 @@ def test_a_map_gives_the_serial_scores(monkeypatch) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.validation
 def test_backtest_with_the_share_model_on_simulated_data() -> None:
     # Costs that move the targets: a model that knows them beats a constant share.
     quarters = [str(q) for q in pd.period_range("2018Q1", periods=24, freq="Q")]

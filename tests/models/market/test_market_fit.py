@@ -110,6 +110,7 @@ RECOVERY_PRIORS = {
 }
 
 
+@pytest.mark.validation
 def test_parameter_recovery() -> None:
     # 160 simulated quarters of the model's own math: Student-t shocks (their variance
     # scales drawn from the model's InverseGamma), damping 0.7, long-run growth 0.01.
@@ -138,6 +139,7 @@ def test_parameter_recovery() -> None:
         assert high < prior_mean, (name, low, high)
 
 
+@pytest.mark.validation
 @pytest.mark.parametrize("name", ["bull", "base", "bear"])
 def test_default_sampler_passes_the_gate_under_every_scenario(name) -> None:
     from forecast.data.dataset import load_dataset

@@ -88,6 +88,7 @@ def _prior_width(name: str) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.validation
 def test_parameter_recovery_from_simulated_data(recovery_fit):
     fitted = recovery_fit
     diagnostics = fitted.diagnostics()
@@ -108,6 +109,7 @@ def test_parameter_recovery_from_simulated_data(recovery_fit):
 
 
 @pytest.mark.slow
+@pytest.mark.validation
 def test_summary_gates_parameters_and_the_filtered_state(recovery_fit):
     parameters = set(recovery_fit.summary()["parameter"])
     assert {"price_coefficient", "adjustment_speed", "deviation_persistence"} <= parameters
@@ -117,6 +119,7 @@ def test_summary_gates_parameters_and_the_filtered_state(recovery_fit):
 
 
 @pytest.mark.slow
+@pytest.mark.validation
 def test_fitted_forecast_intervals_widen_with_the_horizon(recovery_fit):
     data, _ = _simulated()
     costs = np.exp(np.broadcast_to(data.log_cost[-1], (1, 12, len(VENDORS))))
@@ -128,6 +131,7 @@ def test_fitted_forecast_intervals_widen_with_the_horizon(recovery_fit):
 
 
 @pytest.mark.slow
+@pytest.mark.validation
 def test_default_sampler_passes_the_gate_under_every_scenario(fit_store):
     """The share model at its own default sampler on the shipped data, from each scenario's
     market fit in the session's store: the default gate holds under bull, base and bear."""
