@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -168,7 +169,10 @@ class BayesianModel:
         import pymc as pm
 
         idata = fitted.inference_data()
-        with self.build(inputs), _quiet_pymc():
+        with self.build(inputs), _quiet_pymc(), warnings.catch_warnings():
+            # The draws come from the posterior, which the Potentials (censored statements)
+            # already shaped; PyMC's warning concerns forward sampling from the prior.
+            warnings.filterwarnings("ignore", message="The effect of Potentials")
             return pm.sample_posterior_predictive(idata, random_seed=seed, progressbar=False)
 
 
