@@ -72,9 +72,18 @@ def model_key(name: str, priors: Mapping[str, Any], inputs: Any) -> str:
     return f"{name}-{digest(identity)[:16]}"
 
 
+def model_sampler(name: str, sampler: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The sampler settings for model ``name``: the settings shared by every model, then
+    those under the model's own name (``{"draws": 1000, "share": {"draws": 300}}`` gives the
+    share model 300 draws and every other model 1,000)."""
+    sampler = sampler or {}
+    shared = {key: value for key, value in sampler.items() if not isinstance(value, Mapping)}
+    return {**shared, **sampler.get(name, {})}
+
+
 def _fit_model(name: str, inputs: Any, priors: dict[str, Any],
                sampler: Mapping[str, Any] | None) -> Any:
-    return model_class(name)(priors=priors, sampler=dict(sampler or {})).fit(inputs)
+    return model_class(name)(priors=priors, sampler=model_sampler(name, sampler)).fit(inputs)
 
 
 def _reusable(key: str, root: Any) -> Any | None:

@@ -62,7 +62,7 @@ def test_priors_have_rationale_and_overrides_merge() -> None:
     assert model.priors["growth_persistence"] == {"dist": "beta", "alpha": 2, "beta": 2}
     assert model.priors["ceiling"] == {"dist": "lognormal", "median": 900, "sigma": 0.3}
     assert model.priors["growth_longrun"]["mu"] == 0.045
-    assert model.sampler["nuts_sampler"] == "nutpie" and model.sampler["target_accept"] == 0.95
+    assert model.sampler["nuts_sampler"] == "nutpie" and model.sampler["target_accept"] == 0.98
     with pytest.raises(ForecastError, match="unknown prior"):
         MarketModel(priors={"not_a_prior": {"dist": "normal", "mu": 0, "sigma": 1}})
 
