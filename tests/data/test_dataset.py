@@ -13,7 +13,7 @@ from forecast.data.dataset import PRICING_TYPES, parse_date, validate_data_dir
 
 def test_shipped_data_is_valid(dataset):
     assert validate_data_dir() == []
-    assert len(dataset.accelerators) == 27
+    assert len(dataset.accelerators) == 26
     assert dataset.accelerators["chip"].is_unique
 
 
