@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
@@ -138,7 +138,23 @@ def launch_prices(chip_prices: Mapping[str, str], inputs: pd.DataFrame) -> dict[
     return {chip: inputs[name].to_numpy(float) for chip, name in chip_prices.items()}
 
 
-def scenario_cost_paths(
+def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequence[str],
+                        **options: Any) -> xr.DataArray:
+    """Cost per effective PFLOP-hour paths per vendor group under scenario input draws.
+
+    The ``vendor_cost`` of :func:`scenario_costs`, whose parameters (``options`` are its
+    keyword arguments but ``chips``) and errors it shares.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``(draw, quarter, vendor)`` USD per effective PFLOP-hour.
+    """
+    return scenario_costs(dataset, inputs, quarters,
+                          **options)["vendor_cost"].rename("cost_per_pflop_hour")
+
+
+def scenario_costs(
     dataset: Dataset,
     inputs: pd.DataFrame,
     quarters: Sequence[str],
@@ -150,8 +166,10 @@ def scenario_cost_paths(
     roadmap: Iterable[GenerationLike] | None = None,
     price_erosion: Mapping[str, str] | None = None,
     vendors: Sequence[str] | None = None,
-) -> xr.DataArray:
-    """Cost per effective PFLOP-hour paths per vendor group under scenario input draws.
+    chips: Sequence[str] = (),
+) -> xr.Dataset:
+    """Each vendor's cost per effective PFLOP-hour and, on the same draws, the own cost of
+    some chips.
 
     Parameters
     ----------
@@ -181,58 +199,26 @@ def scenario_cost_paths(
         its own.
     vendors
         The vendor axis (default: the share model's groups, :func:`share_vendors`).
-
-    Returns
-    -------
-    xarray.DataArray
-        ``(draw, quarter, vendor)`` USD per effective PFLOP-hour.
-
-    Raises
-    ------
-    ForecastError
-        When an input is missing, a vendor has no ``[price_erosion]`` entry, ``chip_prices``
-        names a chip not in the catalogue or a generation's predecessor is unknown.
-    """
-    return scenario_costs(dataset, inputs, quarters, price_year=price_year,
-                          point_spread=point_spread, seed=seed, chip_prices=chip_prices,
-                          ramp_quarters=ramp_quarters, roadmap=roadmap,
-                          price_erosion=price_erosion, vendors=vendors
-                          )["vendor_cost"].rename("cost_per_pflop_hour")
-
-
-def scenario_costs(
-    dataset: Dataset,
-    inputs: pd.DataFrame,
-    quarters: Sequence[str],
-    price_year: int | None = None,
-    point_spread: float = DEFAULT_POINT_SPREAD,
-    seed: int = 0,
-    chip_prices: Mapping[str, str] | None = None,
-    ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
-    roadmap: Iterable[GenerationLike] | None = None,
-    price_erosion: Mapping[str, str] | None = None,
-    vendors: Sequence[str] | None = None,
-    chips: Sequence[str] = (),
-) -> xr.Dataset:
-    """:func:`scenario_cost_paths` and, on the same draws, the own cost of some chips.
-
-    Arguments as :func:`scenario_cost_paths`, and ``chips``: chips of the vendor axis (the
-    catalogue's or a roadmap generation) whose own cost per effective PFLOP-hour is wanted,
-    e.g. to compare one chip with a vendor's best offer on one basis.
+    chips
+        Chips of the vendor axis (the catalogue's or a roadmap generation) whose own cost
+        per effective PFLOP-hour is wanted, e.g. to compare one chip with a vendor's best
+        offer on one basis.
 
     Returns
     -------
     xarray.Dataset
-        ``vendor_cost`` (draw, quarter, vendor): each vendor's best offer, as
-        :func:`scenario_cost_paths` returns it; ``chip_cost`` (draw, quarter, chip): each of
+        ``vendor_cost`` (draw, quarter, vendor): each vendor's best offer (what
+        :func:`scenario_cost_paths` returns); ``chip_cost`` (draw, quarter, chip): each of
         ``chips`` at its own eroded price, utilisation and TCO (no ramp blending), NaN
         before its launch in that draw. Both USD per effective PFLOP-hour, owner TCO basis.
 
     Raises
     ------
     ForecastError
-        As :func:`scenario_cost_paths`, and when a chip of ``chips`` is not on the vendor
-        axis's chip columns (not in the catalogue, unpriced, or of another vendor group).
+        When an input is missing, a vendor has no ``[price_erosion]`` entry, ``chip_prices``
+        names a chip not in the catalogue, a generation's predecessor is unknown, or a chip
+        of ``chips`` is not on the vendor axis's chip columns (not in the catalogue,
+        unpriced, or of another vendor group).
     """
     vendors = share_vendors(dataset) if vendors is None else tuple(vendors)
     erosion = SHIPPED_PRICE_EROSION if price_erosion is None else dict(price_erosion)
