@@ -142,34 +142,8 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
                         **options: Any) -> xr.DataArray:
     """Cost per effective PFLOP-hour paths per vendor group under scenario input draws.
 
-    The ``vendor_cost`` of :func:`scenario_costs`, whose parameters (``options`` are its
-    keyword arguments but ``chips``) and errors it shares.
-
-    Returns
-    -------
-    xarray.DataArray
-        ``(draw, quarter, vendor)`` USD per effective PFLOP-hour.
-    """
-    return scenario_costs(dataset, inputs, quarters,
-                          **options)["vendor_cost"].rename("cost_per_pflop_hour")
-
-
-def scenario_costs(
-    dataset: Dataset,
-    inputs: pd.DataFrame,
-    quarters: Sequence[str],
-    price_year: int | None = None,
-    point_spread: float = DEFAULT_POINT_SPREAD,
-    seed: int = 0,
-    chip_prices: Mapping[str, str] | None = None,
-    ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
-    roadmap: Iterable[GenerationLike] | None = None,
-    price_erosion: Mapping[str, str] | None = None,
-    vendors: Sequence[str] | None = None,
-    chips: Sequence[str] = (),
-) -> xr.Dataset:
-    """Each vendor's cost per effective PFLOP-hour and, on the same draws, the own cost of
-    some chips.
+    The ``vendor_cost`` of :func:`scenario_costs`; ``options`` are its keyword arguments
+    but ``chips``.
 
     Parameters
     ----------
@@ -199,10 +173,40 @@ def scenario_costs(
         its own.
     vendors
         The vendor axis (default: the share model's groups, :func:`share_vendors`).
-    chips
-        Chips of the vendor axis (the catalogue's or a roadmap generation) whose own cost
-        per effective PFLOP-hour is wanted, e.g. to compare one chip with a vendor's best
-        offer on one basis.
+
+    Returns
+    -------
+    xarray.DataArray
+        ``(draw, quarter, vendor)`` USD per effective PFLOP-hour.
+
+    Raises
+    ------
+    ForecastError
+        As :func:`scenario_costs`.
+    """
+    return scenario_costs(dataset, inputs, quarters,
+                          **options)["vendor_cost"].rename("cost_per_pflop_hour")
+
+
+def scenario_costs(
+    dataset: Dataset,
+    inputs: pd.DataFrame,
+    quarters: Sequence[str],
+    price_year: int | None = None,
+    point_spread: float = DEFAULT_POINT_SPREAD,
+    seed: int = 0,
+    chip_prices: Mapping[str, str] | None = None,
+    ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
+    roadmap: Iterable[GenerationLike] | None = None,
+    price_erosion: Mapping[str, str] | None = None,
+    vendors: Sequence[str] | None = None,
+    chips: Sequence[str] = (),
+) -> xr.Dataset:
+    """:func:`scenario_cost_paths` and, on the same draws, the own cost of some chips.
+
+    Arguments as :func:`scenario_cost_paths`, and ``chips``: chips of the vendor axis (the
+    catalogue's or a roadmap generation) whose own cost per effective PFLOP-hour is wanted,
+    e.g. to compare one chip with a vendor's best offer on one basis.
 
     Returns
     -------
