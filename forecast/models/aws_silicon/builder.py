@@ -157,10 +157,13 @@ def _stock_and_flow(inputs: Mapping[str, pd.DataFrame], params: Mapping[str, Any
     spend_frame, generations = inputs["spend"], inputs["generations"]
     t = np.array([quarter_index(q) for q in timeline], dtype=float)
     years = (t - t[-1]) / 4.0
+    # pm.Data: bull, base and bear differ only in the market fit's spend, so they share one
+    # compiled sampler (the model's compile_key leaves these values out).
+    spend_mean = pm.Data("spend_log_mean", spend_frame["log_mean"].to_numpy(float),
+                         dims="quarter")
+    spend_sd = pm.Data("spend_log_sd", spend_frame["log_sd"].to_numpy(float), dims="quarter")
     z = pm.Normal("z_spend", 0.0, 1.0, dims="quarter")
-    log_spend = pm.Deterministic(
-        "log_spend", spend_frame["log_mean"].to_numpy() + spend_frame["log_sd"].to_numpy() * z,
-        dims="quarter")
+    log_spend = pm.Deterministic("log_spend", spend_mean + spend_sd * z, dims="quarter")
     spend = pt.exp(log_spend)
     mix = generation_mix(t, _midpoints(generations), RAMP_WIDTH)
     shipped = pm.Deterministic("shipments", shipments(spend, mix, params["unit_cost"]),

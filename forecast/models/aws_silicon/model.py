@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.core.errors import FitError
+from forecast.data.hashing import content_digest
 from forecast.models.aws_silicon.builder import (
     DEFAULT_PRIORS,
     SCALAR_VARS,
@@ -28,12 +29,12 @@ from forecast.models.aws_silicon.fitted import FittedAwsSilicon
 from forecast.models.market.data import statement_readings
 from forecast.models.protocol import BayesianModel
 
-#: PyMC's NUTS (compiles in seconds; nutpie's numba compile would cost more than the whole
-#: fit). Measured on the shipped data with the spend of the market fits of bear, base, bull
-#: and the test fixture, 2 seeds each (8 fits): 0 divergences, max r_hat 1.0038, min bulk
-#: ESS 2,694, 18-30 s per fit on 2 shared cores. With 1,000 draws r_hat reached 1.0095 on a
-#: prior-only parameter (merchant_price_decline): too close to the gate's 1.01.
-AWS_SILICON_SAMPLER: dict[str, Any] = {"nuts_sampler": "pymc", "target_accept": 0.95,
+#: nutpie. PyMC's own NUTS took 20-30 s a fit; nutpie compiles once a process (about 35 s,
+#: numba; bull, base and bear share it, the market fit's spend being ``pm.Data``) and then
+#: samples in about 1.5 s. On the shipped data (bull, base, bear; seeds 1 and 2): max r_hat
+#: 1.0033, min bulk ESS 1,603, 0 divergences. With PyMC's sampler and 1,000 draws r_hat
+#: reached 1.0095 on a prior-only parameter (merchant_price_decline): hence 2,000 draws.
+AWS_SILICON_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "target_accept": 0.95,
                                        "tune": 1000, "draws": 2000, "chains": 2}
 
 
@@ -100,6 +101,20 @@ class AwsSiliconModel(BayesianModel):
 
     def build(self, inputs: Mapping[str, pd.DataFrame]) -> Any:
         return build_aws_silicon_model(inputs, self.priors)
+
+    def compile_key(self, inputs: Mapping[str, pd.DataFrame]) -> str:
+        """Inputs and priors with the spend's values left out (they are ``pm.Data``, see
+        :meth:`swappable_data`): bull, base and bear compile once per process."""
+        structure = {key: value for key, value in inputs.items() if key != "spend"}
+        structure["spend_quarters"] = list(inputs["spend"]["quarter"].astype(str))
+        return f"{self.name}-" + content_digest({
+            "data": structure, "priors": self.priors,
+            "version": self.fitted_class.model_version})
+
+    def swappable_data(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, np.ndarray]:
+        spend = inputs["spend"]
+        return {"spend_log_mean": spend["log_mean"].to_numpy(float),
+                "spend_log_sd": spend["log_sd"].to_numpy(float)}
 
     def fitted_frames(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
         frames = {key: inputs[key].copy() for key in ("spend", "generations", "cumulative",

@@ -125,3 +125,20 @@ def test_completed_quarter() -> None:
     assert completed_quarter(pd.Timestamp("2025-10-30")) == "2025Q3"
     assert completed_quarter(pd.Timestamp("2025-09-30")) == "2025Q3"
     assert completed_quarter(pd.Timestamp("2025-09-29")) == "2025Q2"
+
+
+def test_scenarios_that_differ_in_spend_share_one_compiled_sampler(dataset, spend) -> None:
+    # Bull, base and bear differ only in the market fit's AWS spend: pm.Data swapped into one
+    # compiled nutpie sampler. Anything else (here the spend's quarters) is structure.
+    model = AwsSiliconModel()
+    inputs = model.prepare(dataset, spend=spend)
+    richer = spend.assign(log_mean=spend["log_mean"] + 0.5, log_sd=spend["log_sd"] * 2.0)
+    other = model.prepare(dataset, spend=richer)
+    assert model.compile_key(inputs) == model.compile_key(other)
+    shorter = model.prepare(dataset, spend=spend.iloc[:-1])
+    assert model.compile_key(shorter) != model.compile_key(inputs)
+    swapped = model.swappable_data(other)
+    np.testing.assert_allclose(swapped["spend_log_mean"], other["spend"]["log_mean"])
+    np.testing.assert_allclose(swapped["spend_log_sd"], other["spend"]["log_sd"])
+    built = model.build(other)
+    np.testing.assert_allclose(built["spend_log_mean"].get_value(), other["spend"]["log_mean"])
