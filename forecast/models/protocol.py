@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from forecast.data.hashing import content_digest
 from forecast.models.diagnostics import count_divergences, posterior_summary
 from forecast.models.fitted import Fitted
+from forecast.models.likelihood import pointwise_log_likelihood
 from forecast.models.priors import merge_priors, prior_spec_dict
 from forecast.models.sampling import DEFAULT_SAMPLER, run_sampler
 
@@ -192,8 +193,7 @@ def complete_inference_data(idata: Any, model: Any) -> Any:
     """Add ``observed_data`` and the pointwise ``log_likelihood`` of every observed variable
     (nutpie's trace has neither), so ArviZ's LOO and compare work on any stored fit."""
     import arviz as az
-    import pymc as pm
-    from pymc.backends.arviz import find_observations
+    from pymc.backends.arviz import coords_and_dims_for_inferencedata, find_observations
 
     if not model.observed_RVs:
         return idata
@@ -201,6 +201,9 @@ def complete_inference_data(idata: Any, model: Any) -> Any:
         observed = {name: value for name, value in find_observations(model).items()}
         idata.add_groups({"observed_data": az.from_dict(observed_data=observed).observed_data})
     if "log_likelihood" not in idata.groups():
-        pm.compute_log_likelihood(idata, model=model, extend_inferencedata=True,
-                                  progressbar=False)
+        coords, dims = coords_and_dims_for_inferencedata(model)
+        values = pointwise_log_likelihood(idata.posterior, model)
+        group = az.from_dict(log_likelihood=values, coords=coords, dims=dims).log_likelihood
+        idata.add_groups({"log_likelihood": group.assign_coords(
+            chain=idata.posterior["chain"].values, draw=idata.posterior["draw"].values)})
     return idata
