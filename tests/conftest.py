@@ -23,10 +23,9 @@ from forecast.scenarios import load_scenario
 
 #: Sampler settings for plumbing tests: converged enough to be meaningful, not for inference.
 #: The price model (version 4) needs 1,000 draws: at 300 its bulk ESS was 9; at 1,000 it is
-#: 83 (4x the loose gate's 20). Each model keeps its own number of chains: the share model
-#: needs its four to find its modes. Its three fits (a Kalman filter in a PyMC scan, the
-#: store's slowest sampling) take 400 draws after 400 tuning steps: 1,600 draws in all.
-SMALL_SAMPLER = {"draws": 1000, "tune": 600, "share": {"draws": 400, "tune": 400}}
+#: 83 (4x the loose gate's 20). Each model keeps its own sampler and number of chains: the
+#: share model needs its four to find its modes.
+SMALL_SAMPLER = {"draws": 1000, "tune": 600}
 LOOSE_GATE = {"max_r_hat": 1.2, "min_ess_bulk": 20, "max_divergences": 20}
 
 
