@@ -28,15 +28,13 @@ from forecast.models.market.fitted import FittedMarket
 from forecast.models.priors import prior_data
 from forecast.models.protocol import BayesianModel
 
-#: nutpie with a low-rank mass matrix at target_accept 0.98, 2 x 2,000 draws after 500 tuning
-#: steps. The version-4 model (Student-t shocks) left 2 divergences under bear at 0.9, and 1
-#: at 0.95 in one fit of bull, base and bear in a row (none in six single fits); 0.98 costs
-#: about 15% more time. Tuning 500 steps instead of 1,000 saved 2-3 s a fit with the same
-#: mixing (bull, base, bear and bull at seed 7: min bulk ESS 641-998, max r_hat 1.0042, 0
-#: divergences; 665-748 at 1,000). The first fit in a process compiles for about two
-#: minutes (numba), later ones sample in about 18 s.
+#: nutpie with a low-rank mass matrix at target_accept 0.98, 2 x 2,000 draws. The version-4
+#: model (Student-t shocks) left 2 divergences under bear at 0.9, and 1 at 0.95 in one fit of
+#: bull, base and bear in a row (none in six single fits); 0.98 costs about 15% more time.
+#: The first fit in a process compiles for two to three minutes (numba), later ones sample
+#: in 20-30 s.
 MARKET_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "target_accept": 0.98,
-                                  "tune": 500, "draws": 2000, "low_rank_mass_matrix": True}
+                                  "tune": 1000, "draws": 2000, "low_rank_mass_matrix": True}
 
 #: The scenario input the ceiling prior is matched to.
 CEILING_INPUT = "tam_ceiling_usd_billions"
