@@ -401,11 +401,36 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     return scored, _summary_table(scored)
 
 
+def missed_observations(tidy: pd.DataFrame, dataset: Dataset, model: str = BAYES
+                        ) -> pd.DataFrame:
+    """The scored observations outside ``model``'s 80% interval, with what they were.
+
+    ``tidy`` is :func:`backtest_price_cli`'s scored frame; returns one row per miss: origin,
+    horizon, the observation's date, chip, provider and pricing type, the price, the
+    forecast median and the PIT, sorted by chip, provider and date.
+    """
+    mine = tidy[(tidy["forecaster"] == model) & ~tidy["in_80"].astype(bool)]
+    rows = []
+    for origin, group in mine.groupby("origin", sort=True):
+        test = later_prices(dataset, pd.Timestamp(origin)).reset_index(drop=True)
+        rows.append(test.iloc[group["key"].astype(int)].reset_index(drop=True).assign(
+            origin=harness.origin_label(origin), horizon=group["horizon"].to_numpy(),
+            median=group["median"].to_numpy(), pit=group["pit"].to_numpy()))
+    columns = ["origin", "horizon", "date", "chip", "provider_or_index", "pricing_type",
+               "usd_per_chip_hour", "median", "pit"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    misses = pd.concat(rows, ignore_index=True)[columns]
+    misses["date"] = pd.to_datetime(misses["date"]).dt.date
+    return misses.sort_values(["chip", "provider_or_index", "date", "origin"],
+                              ignore_index=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m forecast.evaluation.price_backtest [--origins 6] [--horizon 4]
-    [--draws 1000] [--json]``: the rolling backtest's summary table (or the harness's JSON),
-    the stack's weights and the model's gate per origin, until ``cli.py backtest price``
-    dispatches here."""
+    [--draws 1000] [--json] [--misses]``: the rolling backtest's summary table (or the
+    harness's JSON), the stack's weights and the model's gate per origin, and with
+    ``--misses`` every observation outside the model's 80% interval."""
     import argparse
     import json
 
@@ -416,8 +441,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--horizon", type=int, default=4)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--misses", action="store_true",
+                        help="also list the observations outside the model's 80%% interval")
     args = parser.parse_args(argv)
-    tidy, summary = backtest_price_cli(load_dataset(), origins=args.origins,
+    dataset = load_dataset()
+    tidy, summary = backtest_price_cli(dataset, origins=args.origins,
                                        horizon=args.horizon, draws=args.draws)
     if args.json:
         print(json.dumps(tidy.attrs["report"], indent=2))
@@ -427,6 +455,10 @@ def main(argv: list[str] | None = None) -> None:
     gates = {origin: {key: info[key] for key in ("max_r_hat", "min_ess_bulk", "divergences")}
              for origin, info in tidy.attrs["fits"].items()}
     print("model gate by origin:", json.dumps(gates))
+    if args.misses:
+        misses = missed_observations(tidy, dataset)
+        print(f"\n{len(misses)} observations outside the model's 80% interval:")
+        print(misses.round({"median": 2, "pit": 3}).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from forecast.evaluation.price_backtest import (
     backtest_price_cli,
     has_history,
     later_prices,
+    missed_observations,
     price_horizons,
     price_origins,
     random_walk_samples,
@@ -178,3 +179,20 @@ def test_rolling_backtest_reports_model_baseline_and_stack():
     assert pooled.loc[BAYES, "crps_log"] == pytest.approx(report["models"][0]["pooled"]
                                                           ["log_crps"])
     assert pooled["coverage_80"].between(0, 1).all()
+
+
+def test_misses_name_the_observations_outside_the_models_interval():
+    dataset = load_dataset()
+    origin = pd.Timestamp("2025-03-31")
+    test = later_prices(dataset, origin).reset_index(drop=True)
+    tidy = pd.DataFrame({"forecaster": [BAYES, BAYES, BAYES, RANDOM_WALK],
+                         "origin": origin, "key": [0, 2, 3, 0], "horizon": [1, 1, 2, 1],
+                         "in_80": [False, True, False, False], "median": [1.0, 2.0, 3.0, 4.0],
+                         "pit": [0.01, 0.5, 0.97, 0.0]})
+    misses = missed_observations(tidy, dataset)
+    assert len(misses) == 2  # the model's two misses, not the covered row or the baseline's
+    expected = test.iloc[[0, 3]]
+    assert sorted(misses["usd_per_chip_hour"]) == sorted(expected["usd_per_chip_hour"])
+    assert set(misses["chip"]) == set(expected["chip"])
+    assert sorted(misses["pit"]) == [0.01, 0.97]
+    assert missed_observations(tidy.assign(in_80=True), dataset).empty
