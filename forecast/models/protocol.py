@@ -135,10 +135,11 @@ class BayesianModel:
         settings = {**self.sampler, **sampler}
         self.check_inputs(inputs)
         model = self.build(inputs)
-        idata, seconds = run_sampler(model, settings, cache_key=self.compile_key(inputs),
+        key = self.compile_key(inputs)
+        idata, seconds = run_sampler(model, settings, cache_key=key,
                                      data=self.swappable_data(inputs))
         start = time.perf_counter()
-        idata = complete_inference_data(idata, model)
+        idata = complete_inference_data(idata, model, cache_key=key)
         summary = posterior_summary(idata, self.summary_vars, self.state_vars)
         keep = [name for name in idata.posterior.data_vars
                 if name not in self.auxiliary_vars]
@@ -189,9 +190,11 @@ def _quiet_pymc() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def complete_inference_data(idata: Any, model: Any) -> Any:
+def complete_inference_data(idata: Any, model: Any, cache_key: str | None = None) -> Any:
     """Add ``observed_data`` and the pointwise ``log_likelihood`` of every observed variable
-    (nutpie's trace has neither), so ArviZ's LOO and compare work on any stored fit."""
+    (nutpie's trace has neither), so ArviZ's LOO and compare work on any stored fit.
+    ``cache_key`` (the model's ``compile_key``) lets fits of one structure share the
+    compiled log-likelihood function."""
     import arviz as az
     from pymc.backends.arviz import coords_and_dims_for_inferencedata, find_observations
 
@@ -202,7 +205,7 @@ def complete_inference_data(idata: Any, model: Any) -> Any:
         idata.add_groups({"observed_data": az.from_dict(observed_data=observed).observed_data})
     if "log_likelihood" not in idata.groups():
         coords, dims = coords_and_dims_for_inferencedata(model)
-        values = pointwise_log_likelihood(idata.posterior, model)
+        values = pointwise_log_likelihood(idata.posterior, model, cache_key)
         group = az.from_dict(log_likelihood=values, coords=coords, dims=dims).log_likelihood
         idata.add_groups({"log_likelihood": group.assign_coords(
             chain=idata.posterior["chain"].values, draw=idata.posterior["draw"].values)})

@@ -65,3 +65,22 @@ def test_complete_inference_data_stores_the_group_with_the_models_dims() -> None
                                           extend_inferencedata=False, progressbar=False)
     for name in ("y", "label"):
         assert idata.log_likelihood[name].dims == reference[name].dims
+
+
+def _data_model(centre: float) -> pm.Model:
+    """One observed vector whose mean is ``pm.Data``: the structure stays, the value moves."""
+    with pm.Model() as model:
+        shift = pm.Data("shift", centre)
+        mu = pm.Normal("mu", 0.0, 1.0)
+        pm.Normal("y", mu + shift, 1.0, observed=np.array([0.5, -1.0, 2.0]))
+    return model
+
+
+def test_a_cache_key_reuses_the_function_only_for_the_same_data_values() -> None:
+    posterior = az.from_dict(posterior={"mu": np.array([[0.0, 1.0]])}).posterior
+    data = np.array([0.5, -1.0, 2.0])
+    for centre in (0.0, 3.0, 0.0):
+        values = pointwise_log_likelihood(posterior, _data_model(centre), cache_key="k")["y"]
+        mean = posterior["mu"].values[..., None] + centre
+        expected = -0.5 * np.log(2 * np.pi) - 0.5 * (data - mean) ** 2
+        np.testing.assert_allclose(values, expected, rtol=1e-12)
