@@ -166,3 +166,22 @@ def _nutpie_kwargs(settings: Mapping[str, Any]) -> dict[str, Any]:
     if settings["nuts_sampler"] != "nutpie" or not settings.get("low_rank_mass_matrix"):
         return {}
     return {"low_rank_modified_mass_matrix": True}
+
+
+def recompute_deterministics(idata: Any, model: Any, names: tuple[str, ...]) -> Any:
+    """Replace the posterior's ``names`` by PyMC's evaluation of them at the sampled free
+    variables.
+
+    nutpie 0.16.8 stores wrong values for deterministics built from a ``scan``'s outputs
+    (the share model's filtered states differed from their own graph's values by up to
+    2,445; its other deterministics were exact): a model lists such variables in
+    ``BayesianModel.pymc_deterministics``.
+    """
+    import pymc as pm
+
+    free = [variable.name for variable in model.free_RVs]
+    values = pm.compute_deterministics(idata.posterior[free], var_names=list(names),
+                                       model=model, progressbar=False)
+    idata.posterior = idata.posterior.assign({name: values[name] for name in names})
+    return idata
+

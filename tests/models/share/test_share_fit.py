@@ -149,3 +149,32 @@ def test_default_sampler_passes_the_gate_under_every_scenario(fit_store):
         assert check_gate(fitted.diagnostics()) == [], (name, fitted.diagnostics())
         # The forecast starts where the market's measurements end.
         assert fitted.quarters[-1] == market.timeline[-1]
+
+
+@pytest.mark.slow
+def test_stored_filter_states_are_the_numpy_filter_at_the_stored_parameters(fit_store):
+    """The states a forecast starts from (``state_*``, a scan's outputs, which nutpie's trace
+    gets wrong) equal the numpy reference filter run at each stored draw's parameters."""
+    from forecast.data.dataset import load_dataset
+    from forecast.models.share.builder import START_SD
+    from forecast.models.share.data import measured_cells
+    from forecast.models.share.statespace import StateParams, share_filter
+    from forecast.pipeline.fitting import find_fit
+    from forecast.scenarios import load_scenario
+
+    scenario = load_scenario("base")
+    bundle = find_fit(scenario, fit_store)
+    fitted = bundle.models["share"]
+    model = ShareModel.from_scenario(scenario)
+    data = model.prepare(load_dataset(), scenario, upstream={"market": bundle.models["market"]})
+    y, seen = measured_cells(data)
+    post = fitted.posterior.stack(sample=("chain", "draw"))
+    for i in np.random.default_rng(0).choice(post.sizes["sample"], 5, replace=False):
+        draw = post.isel(sample=i)
+        params = StateParams(*(float(draw[name]) for name in (
+            "adjustment_speed", "deviation_persistence", "deviation_sd", "obs_sd")), START_SD)
+        state = share_filter(y, seen, draw["target"].transpose("quarter", "rival").values,
+                             params)
+        for name in ("m", "d", "p_mm", "p_md", "p_dd"):
+            np.testing.assert_allclose(draw[f"state_{name}"].values, getattr(state, name),
+                                       rtol=1e-6, atol=1e-9, err_msg=name)
