@@ -7,7 +7,7 @@ import numpy as np
 import pymc as pm
 import xarray as xr
 
-from forecast.models.likelihood import pointwise_log_likelihood
+from forecast.models.likelihood import _compiled, pointwise_log_likelihood
 from forecast.models.protocol import complete_inference_data
 
 
@@ -79,8 +79,13 @@ def _data_model(centre: float) -> pm.Model:
 def test_a_cache_key_reuses_the_function_only_for_the_same_data_values() -> None:
     posterior = az.from_dict(posterior={"mu": np.array([[0.0, 1.0]])}).posterior
     data = np.array([0.5, -1.0, 2.0])
+    functions = []
     for centre in (0.0, 3.0, 0.0):
-        values = pointwise_log_likelihood(posterior, _data_model(centre), cache_key="k")["y"]
+        model = _data_model(centre)
+        values = pointwise_log_likelihood(posterior, model, cache_key="data-model")["y"]
         mean = posterior["mu"].values[..., None] + centre
         expected = -0.5 * np.log(2 * np.pi) - 0.5 * (data - mean) ** 2
         np.testing.assert_allclose(values, expected, rtol=1e-12)
+        functions.append(_compiled(model, "data-model")[0])
+    # The third model has the first one's data: its function is the first one's, reused.
+    assert functions[2] is functions[0] and functions[1] is not functions[0]
