@@ -30,7 +30,7 @@ from forecast.models.diagnostics import count_divergences, posterior_summary
 from forecast.models.fitted import Fitted
 from forecast.models.likelihood import pointwise_log_likelihood
 from forecast.models.priors import merge_priors, prior_spec_dict
-from forecast.models.sampling import DEFAULT_SAMPLER, recompute_deterministics, run_sampler
+from forecast.models.sampling import DEFAULT_SAMPLER, run_sampler
 
 
 class BayesianModel:
@@ -59,9 +59,6 @@ class BayesianModel:
     #: Posterior variables the fitted model does not need (non-centred innovations...):
     #: kept in the stored InferenceData, not in the forecast posterior.
     auxiliary_vars: ClassVar[tuple[str, ...]] = ()
-    #: Deterministics evaluated by PyMC after a nutpie run instead of taken from nutpie's
-    #: trace (see :func:`~forecast.models.sampling.recompute_deterministics`).
-    pymc_deterministics: ClassVar[tuple[str, ...]] = ()
     #: Models whose fits this model's inputs read (fitted before it; see
     #: :meth:`prepare_with`): the AWS silicon model reads the market model's AWS spend.
     upstream: ClassVar[tuple[str, ...]] = ()
@@ -141,8 +138,6 @@ class BayesianModel:
         key = self.compile_key(inputs)
         idata, seconds = run_sampler(model, settings, cache_key=key,
                                      data=self.swappable_data(inputs))
-        if self.pymc_deterministics and settings["nuts_sampler"] == "nutpie":
-            idata = recompute_deterministics(idata, model, self.pymc_deterministics)
         start = time.perf_counter()
         idata = complete_inference_data(idata, model, cache_key=key)
         summary = posterior_summary(idata, self.summary_vars, self.state_vars)

@@ -108,20 +108,22 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
     if settings["nuts_sampler"] == "nutpie" and cache_key is not None:
         with quiet_rewrites():
             idata = _run_nutpie_cached(model, settings, cache_key, data or {})
-        return idata, time.perf_counter() - start
-    with model, quiet_rewrites(), _quiet_pymc(not _show_progress(settings)):
-        idata = pm.sample(
-            draws=settings["draws"],
-            tune=settings["tune"],
-            chains=settings["chains"],
-            cores=_pymc_cores(settings["chains"]),
-            target_accept=settings["target_accept"],
-            nuts_sampler=settings["nuts_sampler"],
-            nuts_sampler_kwargs=_nutpie_kwargs(settings),
-            random_seed=settings["random_seed"],
-            progressbar=_show_progress(settings),
-            compute_convergence_checks=False,
-        )
+    else:
+        with model, quiet_rewrites(), _quiet_pymc(not _show_progress(settings)):
+            idata = pm.sample(
+                draws=settings["draws"],
+                tune=settings["tune"],
+                chains=settings["chains"],
+                cores=_pymc_cores(settings["chains"]),
+                target_accept=settings["target_accept"],
+                nuts_sampler=settings["nuts_sampler"],
+                nuts_sampler_kwargs=_nutpie_kwargs(settings),
+                random_seed=settings["random_seed"],
+                progressbar=_show_progress(settings),
+                compute_convergence_checks=False,
+            )
+    if settings["nuts_sampler"] == "nutpie":
+        idata = recompute_deterministics(idata, model, scan_deterministics(model))
     return idata, time.perf_counter() - start
 
 
@@ -168,20 +170,30 @@ def _nutpie_kwargs(settings: Mapping[str, Any]) -> dict[str, Any]:
     return {"low_rank_modified_mass_matrix": True}
 
 
-def recompute_deterministics(idata: Any, model: Any, names: tuple[str, ...]) -> Any:
+def scan_deterministics(model: Any) -> list[str]:
+    """Names of ``model``'s deterministics computed from a ``scan``'s outputs."""
+    from pytensor.graph.traversal import ancestors
+    from pytensor.scan.op import Scan
+
+    return [variable.name for variable in model.deterministics
+            if any(node.owner is not None and isinstance(node.owner.op, Scan)
+                   for node in ancestors([variable]))]
+
+
+def recompute_deterministics(idata: Any, model: Any, names: list[str]) -> Any:
     """Replace the posterior's ``names`` by PyMC's evaluation of them at the sampled free
     variables.
 
-    nutpie 0.16.8 stores wrong values for deterministics built from a ``scan``'s outputs
-    (the share model's filtered states differed from their own graph's values by up to
-    2,445; its other deterministics were exact): a model lists such variables in
-    ``BayesianModel.pymc_deterministics``.
+    nutpie 0.16.8's trace can hold wrong values for deterministics computed from a
+    ``scan``'s outputs (the share model's filtered states; the market model's came out
+    right), so :func:`run_sampler` recomputes every such variable after a nutpie run.
     """
     import pymc as pm
 
+    if not names:
+        return idata
     free = [variable.name for variable in model.free_RVs]
-    values = pm.compute_deterministics(idata.posterior[free], var_names=list(names),
-                                       model=model, progressbar=False)
+    values = pm.compute_deterministics(idata.posterior[free], var_names=names, model=model,
+                                       progressbar=False)
     idata.posterior = idata.posterior.assign({name: values[name] for name in names})
     return idata
-

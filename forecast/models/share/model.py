@@ -53,8 +53,6 @@ class ShareModel(BayesianModel):
     summary_vars = tuple(SUMMARY_VARS)
     #: The latent offsets are copied into ``ecosystem`` (less NVIDIA's lead).
     auxiliary_vars = ("ecosystem_offset",)
-    #: The filter's last states come out of its ``scan``: nutpie's values of them are wrong.
-    pymc_deterministics = ("state_m", "state_d", "state_p_mm", "state_p_md", "state_p_dd")
     #: Fitted after the market model, from what it measures.
     upstream = ("market",)
 
