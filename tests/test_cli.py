@@ -316,6 +316,7 @@ def test_sampler_bars_only_on_a_terminal_for_commands_that_fit(argv, terminal, b
 
 def test_the_bars_reach_nutpie_and_not_the_fit_settings(monkeypatch):
     import nutpie
+    import pymc as pm
 
     from forecast.models import sampling
 
@@ -325,10 +326,12 @@ def test_the_bars_reach_nutpie_and_not_the_fit_settings(monkeypatch):
     monkeypatch.setattr(nutpie, "sample", lambda compiled, **kw: calls.append(kw) or "trace")
     settings = {"nuts_sampler": "nutpie", "draws": 5, "tune": 5, "chains": 2,
                 "progressbar": False}
-    sampling.run_sampler(None, settings, cache_key="probe")
+    # An empty model: after nutpie the sampler looks for scan-built deterministics in it.
+    model = pm.Model()
+    sampling.run_sampler(model, settings, cache_key="probe")
     with sampling.progress_bars():
-        sampling.run_sampler(None, settings, cache_key="probe")
-    sampling.run_sampler(None, {**settings, "progressbar": True}, cache_key="probe")
+        sampling.run_sampler(model, settings, cache_key="probe")
+    sampling.run_sampler(model, {**settings, "progressbar": True}, cache_key="probe")
     assert [call["progress_bar"] for call in calls] == [False, True, True]
     assert settings["progressbar"] is False  # a display choice, not a sampler setting
 
