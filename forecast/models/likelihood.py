@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from forecast.data.hashing import content_digest
+from forecast.models.draws import compiled_key, evaluate_over_draws
 
 #: Compiled log-likelihood functions by cache key (see :func:`pointwise_log_likelihood`).
 _COMPILED: dict[str, Any] = {}
@@ -42,22 +42,8 @@ def pointwise_log_likelihood(posterior: Any, model: Any,
         Observed variable name -> array (chain, draw, *observed shape).
     """
     function, free_names, dtypes, observed_names = _compiled(model, cache_key)
-    chains, draws = posterior.sizes["chain"], posterior.sizes["draw"]
-    n = chains * draws
-    inputs = []
-    for name, dtype in zip(free_names, dtypes, strict=True):
-        values = np.asarray(posterior[name].values, dtype=dtype)
-        inputs.append(np.ascontiguousarray(values.reshape(n, *values.shape[2:])))
-    outputs: list[np.ndarray] = []
-    for i in range(n):
-        # trust_input: each argument must already be an ndarray of the compiled dtype.
-        results = function(*(np.asarray(values[i]) for values in inputs))
-        if not outputs:
-            outputs = [np.empty((n, *np.shape(result))) for result in results]
-        for out, result in zip(outputs, results, strict=True):
-            out[i] = result
-    return {name: out.reshape(chains, draws, *out.shape[1:])
-            for name, out in zip(observed_names, outputs, strict=True)}
+    outputs = evaluate_over_draws(function, posterior, free_names, dtypes)
+    return dict(zip(observed_names, outputs, strict=True))
 
 
 def _compiled(model: Any, cache_key: str | None) -> tuple[Any, list[str], list[str], list[str]]:
@@ -66,12 +52,9 @@ def _compiled(model: Any, cache_key: str | None) -> tuple[Any, list[str], list[s
     same ``pm.Data`` values."""
     from pymc.model.transform.conditioning import remove_value_transforms
 
-    key = None
-    if cache_key is not None:
-        data = {variable.name: variable.get_value() for variable in model.data_vars}
-        key = f"{cache_key}-{content_digest(data)}"
-        if key in _COMPILED:
-            return _COMPILED[key]
+    key = compiled_key(model, cache_key, "log_likelihood")
+    if key is not None and key in _COMPILED:
+        return _COMPILED[key]
     # The posterior holds untransformed values: evaluate the model without its transforms.
     plain = remove_value_transforms(model)
     observed = list(plain.observed_RVs)

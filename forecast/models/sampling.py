@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from forecast.models.draws import compiled_key, evaluate_over_draws
+
 #: Sampler settings used unless the caller overrides them. ``nuts_sampler`` is chosen by the
 #: benchmark in ``benchmarks/`` (see README).
 DEFAULT_SAMPLER: dict[str, Any] = {
@@ -32,6 +34,9 @@ DEFAULT_SAMPLER: dict[str, Any] = {
 #: takes most of a minute, sampling it often less; models that differ only in ``pm.Data``
 #: values (e.g. the market model's TAM-ceiling prior per scenario) compile once.
 _NUTPIE_COMPILED: dict[str, Any] = {}
+#: Compiled recomputations of scan-built deterministics (see
+#: :func:`recompute_deterministics`), by structure key and ``pm.Data`` values.
+_DETERMINISTICS_COMPILED: dict[str, Any] = {}
 
 #: Whether samplers draw their live progress bar on stderr whatever the settings' own
 #: ``progressbar`` says: a choice of display (the command line's, on a terminal), kept out
@@ -123,7 +128,7 @@ def run_sampler(model: Any, sampler: Mapping[str, Any], cache_key: str | None = 
                 compute_convergence_checks=False,
             )
     if settings["nuts_sampler"] == "nutpie":
-        idata = recompute_deterministics(idata, model, scan_deterministics(model))
+        idata = recompute_deterministics(idata, model, scan_deterministics(model), cache_key)
     return idata, time.perf_counter() - start
 
 
@@ -180,20 +185,43 @@ def scan_deterministics(model: Any) -> list[str]:
                    for node in ancestors([variable]))]
 
 
-def recompute_deterministics(idata: Any, model: Any, names: list[str]) -> Any:
+def recompute_deterministics(idata: Any, model: Any, names: list[str],
+                             cache_key: str | None = None) -> Any:
     """Replace the posterior's ``names`` by PyMC's evaluation of them at the sampled free
     variables.
 
     nutpie 0.16.8's trace can hold wrong values for deterministics computed from a
     ``scan``'s outputs (the share model's filtered states; the market model's came out
-    right), so :func:`run_sampler` recomputes every such variable after a nutpie run.
+    right), so :func:`run_sampler` recomputes every such variable after a nutpie run. The
+    function is compiled as ``pm.compute_deterministics`` compiles it (from the free
+    variables on their natural scale) and, with a ``cache_key``, kept for the process for
+    every model with that key and the same ``pm.Data`` values.
     """
-    import pymc as pm
-
     if not names:
         return idata
-    free = [variable.name for variable in model.free_RVs]
-    values = pm.compute_deterministics(idata.posterior[free], var_names=names, model=model,
-                                       progressbar=False)
-    idata.posterior = idata.posterior.assign({name: values[name] for name in names})
+    function, free_names, dtypes = _deterministics_function(model, names, cache_key)
+    values = evaluate_over_draws(function, idata.posterior, free_names, dtypes)
+    posterior = idata.posterior
+    replaced = {}
+    for name, value in zip(names, values, strict=True):
+        stored = posterior[name].transpose("chain", "draw", ...)
+        replaced[name] = stored.copy(data=value.reshape(stored.shape))
+    idata.posterior = posterior.assign(replaced)
     return idata
+
+
+def _deterministics_function(model: Any, names: list[str], cache_key: str | None
+                             ) -> tuple[Any, list[str], list[str]]:
+    """The compiled function of ``names`` from the free variables, with their names and
+    dtypes, from the cache when ``cache_key`` was seen with the same ``pm.Data`` values."""
+    key = compiled_key(model, cache_key, "deterministics-" + ",".join(names))
+    if key is not None and key in _DETERMINISTICS_COMPILED:
+        return _DETERMINISTICS_COMPILED[key]
+    function = model.compile_fn(inputs=model.free_RVs, outs=[model[name] for name in names],
+                                on_unused_input="ignore", point_fn=False)
+    function.trust_input = True
+    entry = (function, [variable.name for variable in model.free_RVs],
+             [variable.type.dtype for variable in model.free_RVs])
+    if key is not None:
+        _DETERMINISTICS_COMPILED[key] = entry
+    return entry
