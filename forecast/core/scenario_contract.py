@@ -76,7 +76,8 @@ PRICED_CHIPS: Final = ("H100 SXM5 80GB", "B200", "Trainium2", "Trainium3")
 MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
     "price": ("decay_mu", "decay_tau", "launch_price", "type_offset", "list_premium",
               "list_drift", "cycle_rho", "cycle_sigma", "noise_list", "noise_market",
-              "class_effect", "provider_sd", "premium_sd", "series_sd", "vintage"),
+              "class_effect", "provider_sd", "premium_sd", "series_sd", "vintage",
+              "commitment_sd", "list_drift_sd"),
     "market": ("ceiling", "growth_longrun", "growth_persistence", "growth_init", "sigma_level",
                "sigma_growth", "share_sigma", "ratio_start_amd", "ratio_start_custom",
                "ratio_start_aws", "ratio_start_rest", "rest_custom_fraction", "guide_beat_nvidia",

@@ -104,7 +104,8 @@ class Dataset:
         ``share_model_order`` (position in the share model, NA for groups it does not cover).
     providers
         One row per ``provider_or_index`` of the rental prices: its ``provider_class``
-        (hyperscaler, neocloud, marketplace or index); see :attr:`provider_classes`.
+        (hyperscaler, neocloud, marketplace or index) and ``company``; see
+        :attr:`provider_classes` and :attr:`provider_companies`.
     aws_statements
         Amazon's dated statements the AWS silicon model is calibrated to: which quantity
         each ``observes``, ``value`` as a float (NaN for a qualitative statement, whose phrase
@@ -167,6 +168,12 @@ class Dataset:
         """Rental-price provider name -> its ``provider_class`` (``providers.csv``)."""
         return dict(zip(self.providers["provider_or_index"].astype(str),
                         self.providers["provider_class"].astype(str), strict=True))
+
+    @property
+    def provider_companies(self) -> dict[str, str]:
+        """Rental-price provider name -> the ``company`` behind it (``providers.csv``)."""
+        return dict(zip(self.providers["provider_or_index"].astype(str),
+                        self.providers["company"].astype(str), strict=True))
 
     @property
     def last_observation(self) -> pd.Timestamp:

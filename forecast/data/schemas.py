@@ -330,6 +330,8 @@ _PROVIDERS = FileSchema(
         # The name exactly as ``gpu_rental_prices.csv`` records it.
         Column("provider_or_index"),
         Column("provider_class", "choice", choices=PROVIDER_CLASSES),
+        # The firm behind the name: regions and instance types of one cloud share it.
+        Column("company"),
         SOURCE,
         CONFIDENCE,
         NOTES,

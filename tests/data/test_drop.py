@@ -200,7 +200,7 @@ def test_a_price_of_a_new_provider_needs_its_class_in_the_drop(tmp_path):
     # With its providers.csv row in the same drop the price merges and is classified.
     provider_header, _ = _rows(DATA / "providers.csv")
     _write(drop / "providers.csv", provider_header, [{
-        "provider_or_index": "Nebius", "provider_class": "neocloud",
+        "provider_or_index": "Nebius", "provider_class": "neocloud", "company": "Nebius",
         "source": "https://nebius.com/prices", "confidence": "verified", "notes": "test row"}])
     staging = tmp_path / "merged2"
     staging.mkdir()

@@ -135,7 +135,8 @@ def test_prepared_data_has_ages_classes_and_vintage(dataset):
     assert len(obs) < len(dataset.rental_prices)  # held list prices collapsed
     assert data.pricing_types[0] == "on-demand"
     assert data.classes == ("hyperscaler", "index")  # neocloud is the reference
-    assert set(data.providers) == set(obs["provider_or_index"])
+    assert set(data.providers) == set(obs["provider"])  # companies
+    assert len(data.providers) < obs["provider_or_index"].nunique()
     # An H100 SXM quoted in March 2025 sits behind GB200 (2,500 dense BF16 TFLOPS, 2025-02).
     h100 = obs[(obs["chip"] == "H100 SXM5 80GB") & (obs["date"] == "2025-03-03")]
     np.testing.assert_allclose(h100["vintage_gap"], np.log(2500 / 989.4))
@@ -161,7 +162,7 @@ def test_unknown_prior_override_is_an_error():
 def test_ols_cross_check_uses_the_same_fixed_effects(dataset):
     results = ols_cross_check(dataset)
     names = list(results.params.index)
-    assert any(n.startswith("C(provider_or_index)") for n in names)
+    assert any(n.startswith("C(provider)") for n in names)  # companies, as the model
     assert any(n.startswith("C(chip)") for n in names)
     assert any(n.startswith("C(offset_type") for n in names)
     decay = ols_decay_rates(results)
@@ -276,8 +277,8 @@ def test_save_load_round_trip(small_fit, tmp_path):
 def test_loading_another_version_is_a_clear_error(small_fit, tmp_path):
     directory = small_fit.save(tmp_path / "fit")
     config = directory / "config.json"
-    assert '"model_version": "4"' in config.read_text()
-    config.write_text(config.read_text().replace('"model_version": "4"',
+    assert '"model_version": "5"' in config.read_text()
+    config.write_text(config.read_text().replace('"model_version": "5"',
                                                  '"model_version": "0"'))
     with pytest.raises(FitError, match="version 0"):
         FittedPriceModel.load(directory)

@@ -7,7 +7,7 @@ For observation i of chip c (vendor v) at provider p (class k), pricing type j, 
 since the chip's launch, vintage gap g_i and calendar quarter t_i::
 
     market price:  log P_i = alpha_c + u_p + offset_j + d_v * a_i + b * g_i + z_t + e_i
-    list price:    log P_i = alpha_c + u_p + offset_j + g_list * a_i + e_i
+    list price:    log P_i = alpha_c + u_p + offset_j + c_pj + g_list * a_i + e_i
 
 - ``alpha_c``: log launch price of chip c, on demand at a neocloud (the reference class).
   Form factors are different chips (an H100 PCIe is not an H100 SXM5).
@@ -16,7 +16,12 @@ since the chip's launch, vintage gap g_i and calendar quarter t_i::
   index). ``m_neocloud = 0``; ``m_hyperscaler`` is the ``list_premium`` (how far a
   hyperscaler's price sits above the market); other classes have a ``class_effect``.
   Without provider effects the changing mix of cheap and expensive providers over time reads
-  as an age slope.
+  as an age slope. A provider is a company (column ``company``): the regions and instance
+  names a cloud quotes under (``Google Cloud (Belgium)``, ``AWS p4d.24xlarge``) share its
+  effect, and each (chip, provider name) series has its own pooled effect on top.
+- ``c_pj = s_c * eta_pj``: a hyperscaler's own deviation from the pooled offset of
+  commitment type j (1- or 3-year), so that Google Cloud's deeper discounts (37% and 55% off
+  on-demand) are its own and reach its new chips and regions (model version 5).
 - ``d_v``: vendor decay of log price per year of age, partially pooled,
   ``d_v = d_mu + tau * eta_v``. ``d_mu``'s prior is anchored on Epoch AI's 23-30%/yr fall in
   the cost of a FLOP (a log change of about -0.30 a year).
@@ -54,6 +59,7 @@ type_offset    Normal(-0.3, 0.5)                  commitments and spot sit below
 list_premium   Normal(0.5, 0.5)                   hyperscalers above the market
 class_effect   Normal(0, 0.5)                     index and marketplace levels
 provider_sd    HalfNormal(0.3)                    providers within a class differ
+commitment_sd  HalfNormal(0.2)                    clouds' commitment discounts differ
 list_drift     Normal(0, 0.1) per year            list prices barely move between cuts
 cycle_rho      Beta(6, 2) per quarter             cycles last a few quarters to a few years
 cycle_sigma    HalfNormal(0.15) per quarter       H100 market price halved in about 18 months

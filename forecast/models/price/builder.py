@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from forecast.models.price.data import LIST_PROVIDER_CLASS, LIST_TYPES, PriceData
 from forecast.models.price.math import NOISE_DOF, ar1_loading_matrix, log_price_mean
@@ -35,11 +36,20 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
     "premium_sd": {"dist": "halfnormal", "sigma": 0.3},
     "series_sd": {"dist": "halfnormal", "sigma": 0.2},
     "vintage": {"dist": "truncnormal", "mu": -0.3, "sigma": 0.3, "upper": 0.0},
+    # Clouds' commitment discounts differ around the pooled offset: Google Cloud's 1- and
+    # 3-year prices are 37% and 55% off on-demand, deeper than AWS's and Azure's on the
+    # same chips (0.2 in log allows a 20% difference either way, rarely 45%).
+    "commitment_sd": {"dist": "halfnormal", "sigma": 0.2},
+    # Clouds' list prices drift differently: Azure's commitment prices rose with age (its
+    # V100 1-year price from $1.95 to $2.24) while Google Cloud's commitment discounts are a
+    # fixed share of on-demand (its TPU v4 1- and 3-year prices held from 2022 to 2025).
+    "list_drift_sd": {"dist": "halfnormal", "sigma": 0.05},
 }
 
 SUMMARY_VARS = ["decay_mu", "decay_tau", "decay", "vintage", "launch_log_price", "type_offset",
                 "list_premium", "class_effect", "provider_sd", "provider_effect", "premium_sd",
-                "chip_premium", "series_sd", "list_drift",
+                "chip_premium", "series_sd", "commitment_sd", "commitment_effect", "list_drift",
+                "list_drift_sd", "list_drift_effect",
                 "cycle_rho", "cycle_sigma", "noise_list", "noise_market"]
 
 
@@ -57,8 +67,15 @@ class Design:
     quarter: np.ndarray
     is_market: np.ndarray
     is_hyperscaler: np.ndarray
-    #: Per provider: index into ``("reference", *data.classes)``.
+    #: Per provider (company): index into ``("reference", *data.classes)``.
     provider_class: np.ndarray
+    #: Per observation: 0, or 1 + the flat index of its (company, commitment type) discount
+    #: deviation for a list commitment price (companies in ``list_providers``).
+    commitment: np.ndarray
+    #: Per observation: 0, or 1 + the flat index of its (company, list type) drift deviation
+    #: for a list price.
+    list_drift: np.ndarray
+    list_providers: tuple[str, ...]
     #: Per chip: vendor index, 1.0 when it has list prices, mean age, mean market vintage gap.
     chip_vendor: np.ndarray
     has_list: np.ndarray
@@ -77,7 +94,7 @@ def design(data: PriceData) -> Design:
     quarter = np.clip([(q - data.quarters[0]).n for q in obs["quarter"]], 0,
                       len(data.quarters) - 1)
     is_market = (obs["price_class"] == "market").to_numpy(float)
-    first = obs.drop_duplicates("provider_or_index").set_index("provider_or_index")
+    first = obs.drop_duplicates("provider").set_index("provider")
     class_labels = {label: i + 1 for i, label in enumerate(data.classes)}
     provider_class = np.array([class_labels.get(first.loc[p, "provider_class"], 0)
                                for p in data.providers])
@@ -88,7 +105,7 @@ def design(data: PriceData) -> Design:
     return Design(
         chip=index("chip", data.chips), vendor=index("vendor_group", data.vendors),
         offset_type=index("offset_type", data.pricing_types),
-        provider=index("provider_or_index", data.providers), series=index("series", data.series),
+        provider=index("provider", data.providers), series=index("series", data.series),
         list_type=np.array([LIST_TYPES.index(k) if k in LIST_TYPES and c == "list" else 0
                             for k, c in zip(obs["offset_type"], obs["price_class"],
                                             strict=True)]),
@@ -99,7 +116,24 @@ def design(data: PriceData) -> Design:
         has_list=np.array([c in listed for c in chips], dtype=float),
         ref_age=obs.groupby("chip")["age_years"].mean().reindex(chips).to_numpy(),
         ref_gap=market.groupby("chip")["vintage_gap"].mean().reindex(chips).fillna(0.0)
-        .to_numpy())
+        .to_numpy(), **list_index(obs))
+
+
+def list_index(obs: pd.DataFrame) -> dict[str, Any]:
+    """Which list prices take which company's commitment-offset and drift deviations."""
+    listed = (obs["price_class"] == "list").to_numpy()
+    providers = tuple(sorted(set(obs.loc[listed, "provider"])))
+    kinds = list(LIST_TYPES)
+    company = [providers.index(p) if ok else -1 for p, ok in zip(obs["provider"], listed,
+                                                                  strict=True)]
+    kind = [kinds.index(k) if k in kinds else -1 for k in obs["offset_type"]]
+    drift = [1 + c * len(kinds) + k if c >= 0 and k >= 0 else 0
+             for c, k in zip(company, kind, strict=True)]
+    # Commitments only (on-demand is the reference): kinds 1 and 2 -> 0 and 1.
+    commitment = [1 + c * (len(kinds) - 1) + k - 1 if c >= 0 and k >= 1 else 0
+                  for c, k in zip(company, kind, strict=True)]
+    return {"commitment": np.asarray(commitment, dtype=int),
+            "list_drift": np.asarray(drift, dtype=int), "list_providers": providers}
 
 
 def _provider_effects(data: PriceData, index: Design, priors: Mapping[str, Any]) -> Any:
@@ -129,6 +163,35 @@ def _provider_effects(data: PriceData, index: Design, priors: Mapping[str, Any])
     return list_premium, provider, chip_premium
 
 
+def _commitment_effects(index: Design, priors: Mapping[str, Any]) -> Any:
+    """0 followed by each list company's deviation from the pooled commitment offsets."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    if len(index.list_providers) < 2:  # one company: nothing to deviate from
+        return pt.zeros(1 + 2 * len(index.list_providers))
+    commitment_sd = prior("commitment_sd", priors["commitment_sd"])
+    # Zero-sum over the companies: the pooled offset is their mean, not a ridge with it.
+    eta = pm.ZeroSumNormal("commitment_eta", 1.0, dims=("commitment", "list_provider"))
+    effect = pm.Deterministic("commitment_effect", commitment_sd * eta.T,
+                              dims=("list_provider", "commitment"))
+    return pt.concatenate([pt.zeros(1), pt.flatten(effect)])
+
+
+def _list_drift_effects(index: Design, priors: Mapping[str, Any]) -> Any:
+    """0 followed by each list company's deviation from the pooled drift of each list type."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    if len(index.list_providers) < 2:
+        return pt.zeros(1 + len(LIST_TYPES) * len(index.list_providers))
+    drift_sd = prior("list_drift_sd", priors["list_drift_sd"])
+    eta = pm.ZeroSumNormal("list_drift_eta", 1.0, dims=("list_type", "list_provider"))
+    effect = pm.Deterministic("list_drift_effect", drift_sd * eta.T,
+                              dims=("list_provider", "list_type"))
+    return pt.concatenate([pt.zeros(1), pt.flatten(effect)])
+
+
 def build_price_model(data: PriceData, priors: Mapping[str, Mapping[str, Any]]) -> Any:
     """The PyMC model of the package docstring for prepared ``data`` and complete ``priors``."""
     import pymc as pm
@@ -140,7 +203,9 @@ def build_price_model(data: PriceData, priors: Mapping[str, Mapping[str, Any]]) 
               "offset_type": list(data.pricing_types[1:]), "provider": list(data.providers),
               "series": list(data.series), "list_type": list(LIST_TYPES),
               "class_other": [c for c in data.classes if c != LIST_CLASS],
-              "quarter": [str(q) for q in data.quarters], "obs": np.arange(len(obs))}
+              "quarter": [str(q) for q in data.quarters], "obs": np.arange(len(obs)),
+              "list_provider": list(ix.list_providers),
+              "commitment": list(LIST_TYPES[1:])}
     with pm.Model(coords=coords) as model:
         decay_mu = prior("decay_mu", priors["decay_mu"])
         decay_tau = prior("decay_tau", priors["decay_tau"])
@@ -175,7 +240,8 @@ def build_price_model(data: PriceData, priors: Mapping[str, Mapping[str, Any]]) 
         noise_list = prior("noise_list", priors["noise_list"])
         noise_market = prior("noise_market", priors["noise_market"])
         market = ix.is_market
-        slope = market * decay[ix.vendor] + (1.0 - market) * list_drift[ix.list_type]
+        slope = market * decay[ix.vendor] + (1.0 - market) * (
+            list_drift[ix.list_type] + _list_drift_effects(ix, priors)[ix.list_drift])
         premium = ix.is_hyperscaler * chip_premium[ix.chip]
         # A provider's markup on one chip persists (RunPod's H100 sits higher than its A100
         # suggests): one pooled effect per (chip, provider) series, as a random walk's last
@@ -183,7 +249,7 @@ def build_price_model(data: PriceData, priors: Mapping[str, Mapping[str, Any]]) 
         series_sd = prior("series_sd", priors["series_sd"])
         series_eta = pm.Normal("series_eta", 0.0, 1.0, dims="series")
         series = pm.Deterministic("series_effect", series_sd * series_eta, dims="series")
-        premium = premium + series[ix.series]
+        premium = premium + series[ix.series] + _commitment_effects(ix, priors)[ix.commitment]
         mu = log_price_mean(launch[ix.chip] + provider_effect[ix.provider] + premium,
                             offset_all[ix.offset_type], slope, obs["age_years"].to_numpy(),
                             market, cycle[ix.quarter], vintage,

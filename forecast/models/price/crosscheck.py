@@ -42,7 +42,7 @@ def ols_cross_check(dataset: Dataset) -> Any:
         column = f"age_market_{vendor}"
         frame[column] = frame["age_years"] * (1.0 - is_list) * (frame["vendor_group"] == vendor)
         terms.append(column)
-    formula = ("log_price ~ C(chip) + C(provider_or_index) + C(offset_type, Treatment('on-demand'))"
+    formula = ("log_price ~ C(chip) + C(provider) + C(offset_type, Treatment('on-demand'))"
                " + age_list + vintage_market + " + " + ".join(terms))
     with warnings.catch_warnings():
         # Chips seen at one provider only make their fixed effects collinear; the slopes
@@ -85,22 +85,25 @@ class SimulationTruth:
 
 def simulate_price_observations(template: pd.DataFrame, catalogue: pd.DataFrame,
                                 classes: Mapping[str, str], truth: SimulationTruth,
-                                seed: int) -> pd.DataFrame:
+                                seed: int, companies: Mapping[str, str] | None = None
+                                ) -> pd.DataFrame:
     """Prices simulated from the model's own math on the design of ``template``.
 
     ``template`` has the rental-price columns (date, chip, provider_or_index, pricing_type);
-    ``classes`` maps its providers to their provider class (``Dataset.provider_classes``).
+    ``classes`` maps its providers to their provider class (``Dataset.provider_classes``),
+    ``companies`` to the company whose effect they take (default: each is its own; the
+    truth's ``provider_effect`` is keyed by company).
     Covariates come from :func:`~forecast.models.price.data.observation_frame` and the mean
     from :func:`~forecast.models.price.math.log_price_mean`, as in the fit. Returns a frame in
     the shape of ``Dataset.rental_prices`` with ``usd_per_chip_hour`` replaced.
     """
     rng = np.random.default_rng(seed)
     rows = observation_frame(template.drop(columns=["usd_per_chip_hour"], errors="ignore"),
-                             catalogue, classes)
+                             catalogue, classes, companies)
     market = (rows["price_class"] == "market").to_numpy()
     level = (rows["chip"].map(truth.launch_log_price).to_numpy(float)
              + rows["offset_type"].map(lambda k: truth.type_offsets.get(k, 0.0)).to_numpy()
-             + rows["provider_or_index"].map(truth.provider_effect).to_numpy(float)
+             + rows["provider"].map(truth.provider_effect).to_numpy(float)
              + rows["series"].map(lambda s: truth.series_effect.get(s, 0.0)).to_numpy())
     slope = np.where(market, rows["vendor_group"].map(truth.decay).to_numpy(float),
                      truth.list_drift)

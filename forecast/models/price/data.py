@@ -101,7 +101,10 @@ class PriceData:
     catalogue: pd.DataFrame
     #: Provider name -> ``provider_class`` (``data/providers.csv``), for :func:`price_class`.
     provider_classes: Mapping[str, str] = field(default_factory=dict)
-    #: Providers with observations (one partially pooled effect each).
+    #: Provider name -> the company behind it (``data/providers.csv``): regions and instance
+    #: types of one cloud quote one list with one set of commitment discounts.
+    provider_companies: Mapping[str, str] = field(default_factory=dict)
+    #: Companies with observations (one partially pooled provider effect each).
     providers: tuple[str, ...] = ()
     #: Provider classes with observations other than :data:`REFERENCE_CLASS`.
     classes: tuple[str, ...] = ()
@@ -111,14 +114,16 @@ class PriceData:
 
 def prepare_price_data(dataset: Dataset) -> PriceData:
     """Observations with age, vendor, provider and price class, vintage gap and quarter; held
-    prices collapsed. Which providers' prices are list prices, and each provider's class,
-    come from the dataset's ``providers`` table (``data/providers.csv``)."""
+    prices collapsed. Which providers' prices are list prices, each provider's class and the
+    company behind it come from the dataset's ``providers`` table (``data/providers.csv``)."""
     classes = dataset.provider_classes
+    companies = dataset.provider_companies
     prices = collapse_held_prices(dataset.rental_prices)
     if prices.empty:
         raise ForecastError("price model: no rental prices to fit")
     catalogue = dataset.accelerators[list(CATALOGUE_COLUMNS)].copy()
-    frame = observation_frame(prices, catalogue, classes)
+    frame = observation_frame(prices, catalogue, classes, companies)
+    _check_company_classes(frame)
     # The cycle only loads on market prices, so it spans the quarters that have them.
     market_quarters = frame.loc[frame["price_class"] == "market", "quarter"]
     first = market_quarters.min() if len(market_quarters) else frame["quarter"].max()
@@ -133,18 +138,22 @@ def prepare_price_data(dataset: Dataset) -> PriceData:
         quarters=quarters,
         catalogue=catalogue,
         provider_classes=classes,
-        providers=tuple(sorted(set(frame["provider_or_index"]))),
+        provider_companies=companies,
+        providers=tuple(sorted(set(frame["provider"]))),
         classes=tuple(sorted(present - {REFERENCE_CLASS})),
         series=tuple(sorted(set(frame["series"]))),
     )
 
 
 def observation_frame(prices: pd.DataFrame, catalogue: pd.DataFrame,
-                      classes: Mapping[str, str]) -> pd.DataFrame:
+                      classes: Mapping[str, str],
+                      companies: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Rental-price rows with the model's covariates (pure; also used for predictions).
 
-    Adds ``vendor_group``, ``age_years`` (0 before the catalogue's release month: pre-orders),
-    ``provider_class``, ``price_class``, ``offset_type`` (:data:`QUOTED_TYPES`),
+    Adds ``provider`` (the company behind ``provider_or_index`` in ``companies``; a name
+    without one is its own company), ``vendor_group``, ``age_years`` (0 before the
+    catalogue's release month: pre-orders), ``provider_class``, ``price_class``,
+    ``offset_type`` (:data:`QUOTED_TYPES`),
     ``vintage_gap`` (:func:`~forecast.models.price.math.vintage_gap` of the chip at the
     row's date), ``log_price`` (when prices are given) and ``quarter``.
     """
@@ -159,7 +168,9 @@ def observation_frame(prices: pd.DataFrame, catalogue: pd.DataFrame,
     release = pd.to_datetime(spec.loc[frame["chip"], "release_date"]).to_numpy()
     frame["age_years"] = np.maximum((frame["date"].to_numpy() - release)
                                     / np.timedelta64(1, "D") / DAYS_PER_YEAR, 0.0)
-    frame["provider_class"] = frame["provider_or_index"].astype(str).map(classes)
+    names = frame["provider_or_index"].astype(str)
+    frame["provider"] = [(companies or {}).get(name, name) for name in names]
+    frame["provider_class"] = names.map(classes)
     frame["price_class"] = price_class(frame["pricing_type"], frame["provider_or_index"],
                                        classes)
     frame["offset_type"] = offset_types(frame["pricing_type"], frame["price_class"])
@@ -171,6 +182,15 @@ def observation_frame(prices: pd.DataFrame, catalogue: pd.DataFrame,
     frame["quarter"] = frame["date"].dt.to_period("Q")
     frame["series"] = series_label(frame["chip"], frame["provider_or_index"])
     return frame.reset_index(drop=True)
+
+
+def _check_company_classes(frame: pd.DataFrame) -> None:
+    """A company's provider names must share one class (its effect is pooled in that class)."""
+    counts = frame.groupby("provider")["provider_class"].nunique()
+    mixed = sorted(counts[counts > 1].index)
+    if mixed:
+        raise ForecastError(f"providers of company {mixed[0]!r} have different provider_class "
+                            "values in data/providers.csv")
 
 
 def offset_types(pricing_type: pd.Series, price_class: Any) -> list[str]:

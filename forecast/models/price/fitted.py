@@ -39,7 +39,7 @@ class FittedPriceModel(Fitted):
     """A fitted price-erosion model: posterior, data, diagnostics, forecasts."""
 
     model_name: ClassVar[str] = "price"
-    model_version: ClassVar[str] = "4"
+    model_version: ClassVar[str] = "5"
 
     @property
     def provider_classes(self) -> dict[str, str]:
@@ -47,6 +47,13 @@ class FittedPriceModel(Fitted):
         table = self.data["providers"]
         return dict(zip(table["provider_or_index"].astype(str),
                         table["provider_class"].astype(str), strict=True))
+
+    @property
+    def provider_companies(self) -> dict[str, str]:
+        """Provider name -> the company behind it, of the data the model was fitted to."""
+        table = self.data["providers"]
+        return dict(zip(table["provider_or_index"].astype(str),
+                        table["company"].astype(str), strict=True))
 
     def decay_table(self, interval: float = 0.9) -> pd.DataFrame:
         """Posterior annual price change per vendor (median and interval), as fractions."""
@@ -70,7 +77,10 @@ class FittedPriceModel(Fitted):
 
         ``frame`` has the rental-price columns (date, chip, provider_or_index, pricing_type),
         e.g. observations after a backtest cut-off. Chips and pricing types must have been
-        fitted; a provider not fitted gets a new draw of its class's provider effect. Includes
+        fitted. A provider name is read as its company (``data/providers.csv``; a name the
+        fit did not see is its own company); a company not fitted gets a new draw of its
+        class's provider effect and, for a list commitment price, of its deviation from the
+        pooled commitment offset and list drift. Includes
         the cycle (simulated forward past the fitted window), the vintage gap at the row's
         date (successors from the fitted catalogue) and the Student-t observation noise of
         the row's price class.
@@ -79,7 +89,8 @@ class FittedPriceModel(Fitted):
             return np.empty((draws, 0))
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
-        rows = observation_frame(frame, self.data["catalogue"], self.provider_classes)
+        rows = observation_frame(frame, self.data["catalogue"], self.provider_classes,
+                                 self.provider_companies)
         fitted_chips = [str(c) for c in self.posterior["chip"].values]
         types = self._types()
         unknown = sorted(set(rows["chip"]) - set(fitted_chips))
@@ -98,15 +109,20 @@ class FittedPriceModel(Fitted):
         offsets_fit = np.concatenate([np.zeros((draws, 1)),
                                       self.stacked("type_offset", pick)], axis=1)
         drift_idx = [LIST_TYPES.index(k) if k in LIST_TYPES else 0 for k in rows["offset_type"]]
+        list_slope = (self.stacked("list_drift", pick)[:, drift_idx]
+                      + self._list_company_draws(pick, rows, rng, "list_drift_effect",
+                                                 "list_drift_sd", "list_type"))
         slope = np.where(market[None, :], self.stacked("decay", pick)[:, vendor_idx],
-                         self.stacked("list_drift", pick)[:, drift_idx])
+                         list_slope)
         chip_idx = [fitted_chips.index(c) for c in rows["chip"]]
         hyperscaler = (rows["provider_class"] == LIST_PROVIDER_CLASS).to_numpy()
         level = (self.stacked("launch_log_price", pick)[:, chip_idx]
                  + offsets_fit[:, [types.index(t) for t in rows["offset_type"]]]
                  + self._provider_draws(pick, rows, rng)
                  + hyperscaler[None, :] * self.stacked("chip_premium", pick)[:, chip_idx]
-                 + self._series_draws(pick, rows, rng))
+                 + self._series_draws(pick, rows, rng)
+                 + self._list_company_draws(pick, rows, rng, "commitment_effect",
+                                            "commitment_sd", "commitment"))
         mean = log_price_mean(level, 0.0, slope, rows["age_years"].to_numpy()[None, :],
                               market[None, :].astype(float), cycle_all[:, cycle_idx],
                               self.stacked("vintage", pick)[:, None],
@@ -137,7 +153,7 @@ class FittedPriceModel(Fitted):
         spread = self.stacked("provider_sd", pick)
         effects = np.empty((len(pick), len(rows)))
         new: dict[str, np.ndarray] = {}
-        for j, (name, label) in enumerate(zip(rows["provider_or_index"].astype(str),
+        for j, (name, label) in enumerate(zip(rows["provider"].astype(str),
                                               rows["provider_class"], strict=True)):
             if name in providers:
                 effects[:, j] = fitted[:, providers.index(name)]
@@ -146,6 +162,34 @@ class FittedPriceModel(Fitted):
                 new[name] = self.class_mean(label, pick) + spread * rng.standard_normal(
                     len(pick))
             effects[:, j] = new[name]
+        return effects
+
+    def _list_company_draws(self, pick: np.ndarray, rows: pd.DataFrame,
+                            rng: np.random.Generator, name: str, spread_name: str,
+                            dim: str) -> np.ndarray:
+        """A list company's deviation ``name`` (dims list_provider x ``dim``) for each row
+        (draws x rows): the fitted one, else a new draw of spread ``spread_name``; 0 for rows
+        that are not list prices of a type in ``dim``."""
+        effects = np.zeros((len(pick), len(rows)))
+        if name not in self.posterior:
+            return effects
+        companies = [str(c) for c in self.posterior["list_provider"].values]
+        kinds = [str(k) for k in self.posterior[dim].values]
+        fitted = self.stacked(name, pick)
+        spread = self.stacked(spread_name, pick)
+        new: dict[tuple[str, str], np.ndarray] = {}
+        for j, (company, kind, listed) in enumerate(zip(rows["provider"].astype(str),
+                                                        rows["offset_type"],
+                                                        rows["price_class"] == "list",
+                                                        strict=True)):
+            if not listed or kind not in kinds:
+                continue
+            if company in companies:
+                effects[:, j] = fitted[:, companies.index(company), kinds.index(kind)]
+                continue
+            if (company, kind) not in new:
+                new[(company, kind)] = spread * rng.standard_normal(len(pick))
+            effects[:, j] = new[(company, kind)]
         return effects
 
     def _series_draws(self, pick: np.ndarray, rows: pd.DataFrame,

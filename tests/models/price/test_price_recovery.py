@@ -100,6 +100,7 @@ def test_provider_spread_age_slope_and_vintage_are_recovered(seed):
                                             seed)
     providers = pd.DataFrame({"provider_or_index": list(CLASSES),
                               "provider_class": list(CLASSES.values()),
+                              "company": list(CLASSES),  # each provider its own company
                               "source": "simulated", "confidence": "verified", "notes": ""})
     fake = dataclasses.replace(dataset, rental_prices=simulated, providers=providers)
     fit = PriceModel().fit_dataset(fake, **{**SAMPLER, "random_seed": seed})
