@@ -171,7 +171,13 @@ class Fitted:
         if idata is None:
             idata = az.InferenceData(posterior=self.posterior)
         groups = [group for group in STORED_GROUPS if group in idata.groups()]
-        idata.to_netcdf(str(path), groups=groups, engine="h5netcdf")
+        # Uncompressed: zlib saved 5% of the shipped fits' 108 MB and took 2.8 of a warm
+        # refit's 6 s of writing (draws of continuous parameters barely compress).
+        for group in groups:
+            for variable in getattr(idata, group).variables.values():
+                variable.encoding.pop("zlib", None)
+                variable.encoding.pop("complevel", None)
+        idata.to_netcdf(str(path), groups=groups, engine="h5netcdf", compress=False)
 
     @classmethod
     def load(cls, path: str | Path, checksums: Mapping[str, str] | None = None) -> Fitted:

@@ -17,8 +17,12 @@ from forecast.models.protocol import BayesianModel
 #: names of one company and makes the companies' commitment and drift deviations sum to
 #: zero: at 2 x 3,000 draws after 1,000 tuning steps, seeds 3-6 gave max r_hat 1.003-1.006,
 #: min bulk ESS 859-1,042 (commitment_sd) and no divergence, in about 24 s a fit; 2 x 2,000
-#: draws left r_hat 1.009 on one seed of three, too near the gate's 1.01.
-PRICE_SAMPLER = {"nuts_sampler": "nutpie", "draws": 3000, "tune": 1000, "target_accept": 0.95}
+#: draws left r_hat 1.009 on one seed of three, too near the gate's 1.01. target_accept 0.9:
+#: the base fit at seeds 1-5 and the default gave max r_hat 1.002-1.005, min bulk ESS
+#: 660-1,142 and no divergence with 107-119 leapfrog steps a draw, against 192 at 0.95 (min
+#: ESS 1,116, 40% more time); 0.85 took more steps (131) and a diagonal plus low-rank mass
+#: matrix mixed worse (min ESS 397 at 0.95).
+PRICE_SAMPLER = {"nuts_sampler": "nutpie", "draws": 3000, "tune": 1000, "target_accept": 0.9}
 
 
 class PriceModel(BayesianModel):
