@@ -22,8 +22,8 @@ from forecast.pipeline.fitting import fit_all
 from forecast.scenarios import load_scenario
 
 #: Sampler settings for plumbing tests: converged enough to be meaningful, not for inference.
-#: The price model (version 4) needs 1,000 draws: at 300 its bulk ESS was 9; at 1,000 it is
-#: 83 (4x the loose gate's 20). Each model keeps its own sampler and number of chains: the
+#: The price model needs 1,000 draws (measured on version 4: at 300 its bulk ESS was 9; at 1,000
+#: 83, 4x the loose gate's 20). Each model keeps its own sampler and number of chains: the
 #: share model needs its four to find its modes.
 SMALL_SAMPLER = {"draws": 1000, "tune": 600}
 LOOSE_GATE = {"max_r_hat": 1.2, "min_ess_bulk": 20, "max_divergences": 20}
