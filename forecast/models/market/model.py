@@ -31,9 +31,11 @@ from forecast.models.protocol import BayesianModel
 #: nutpie with a low-rank mass matrix at target_accept 0.98, 2 x 2,000 draws after 600 tuning
 #: steps. On the shipped data (bull, base and bear, seeds 1, 2 and the default): 0 divergences
 #: in 9 fits, max r_hat 1.006, min bulk ESS 749-945, 13-15 s a fit; 1,000 tuning steps gave
-#: min ESS 665-816 in about 2 s more. At 0.95 (and 1,000 tuning steps) one fit of 19 left a
-#: divergence (bear, in a refit), at 0.9 one of 15. The first fit in a process compiles for
-#: about 90 s (numba); bull, base and bear share it.
+#: min ESS 665-816 in about 2 s more. At 0.95 (1,000 tuning steps) 18 single fits over six
+#: seeds had none, but one scenario's fit in a whole refit left one divergence in each of
+#: the refit benchmark's three runs (so every refit was gated); at 0.9 one single fit of 15
+#: left one. (One-off measurements, not kept as a script.) The first fit in a process
+#: compiles for about 90 s (numba); bull, base and bear share it.
 MARKET_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "target_accept": 0.98,
                                   "tune": 600, "draws": 2000, "low_rank_mass_matrix": True}
 

@@ -20,8 +20,9 @@ from forecast.models.protocol import BayesianModel
 #: draws left r_hat 1.009 on one seed of three, too near the gate's 1.01. target_accept 0.9:
 #: the base fit at seeds 1-5 and the default gave max r_hat 1.002-1.005, min bulk ESS
 #: 660-1,142 and no divergence with 107-119 leapfrog steps a draw, against 192 at 0.95 (min
-#: ESS 1,116, 40% more time); 0.85 took more steps (131) and a diagonal plus low-rank mass
-#: matrix mixed worse (min ESS 397 at 0.95).
+#: ESS 1,116; about 1.7x the steps, and 27 s against 13-15 s in the refit benchmark); 0.85
+#: took more steps (131) and a diagonal plus low-rank mass matrix mixed worse (min ESS 397 at
+#: 0.95). (One-off measurements, not kept as a script.)
 PRICE_SAMPLER = {"nuts_sampler": "nutpie", "draws": 3000, "tune": 1000, "target_accept": 0.9}
 
 

@@ -20,8 +20,8 @@ from forecast.models.market import (
 pytestmark = pytest.mark.slow
 
 # The model's default sampler (nutpie, low-rank mass matrix, 2,000 draws) at target_accept
-# 0.95 after 1,000 tuning steps (the README's recovery intervals): on these 80 simulated
-# quarters (shocks of 0.02) 0.9 left 10 divergences.
+# 0.95 after 1,000 tuning steps (the README's recovery intervals); at 0.9 an earlier version
+# of this test (80 simulated quarters, shocks of 0.02) left 10 divergences.
 SMALL = {"random_seed": 11, "target_accept": 0.95, "tune": 1000}
 
 #: Damping and long-run growth far from the prior's centre (phi 0.90, g* 0.045): the data
