@@ -197,6 +197,15 @@ def cmd_fits_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_fits_ship(args: argparse.Namespace) -> int:
+    """Regenerate the shipped fit (published/) from a fresh fit of data/; exit 3 when gated."""
+    from forecast.pipeline.shipping import ship_fit
+
+    directory = ship_fit(keep=args.keep, progress=_timed_progress())
+    print(f"wrote the shipped fit to {directory}")
+    return EXIT_OK
+
+
 def cmd_fits_gc(args: argparse.Namespace) -> int:
     """Remove what crashed runs left and mark their runs crashed (exit 4 while a refit runs)."""
     from forecast.store.cleanup import clean_store
@@ -410,6 +419,11 @@ def _add_fits(commands: Commands) -> None:
     diffing.set_defaults(handler=cmd_fits_diff)
     collecting = fits.add_parser("gc", help="remove what crashed runs left, mark them crashed")
     collecting.set_defaults(handler=cmd_fits_gc)
+    shipping = fits.add_parser("ship", help="regenerate the shipped fit (published/): fit "
+                               "bull, base and bear on data/ at the default samplers")
+    shipping.add_argument("--keep", type=check.positive_int, default=1000,
+                          help="posterior draws kept per model (default 1000)")
+    shipping.set_defaults(handler=cmd_fits_ship, fits=True)
     for sub in (listing, showing, diffing, collecting):
         sub.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
 

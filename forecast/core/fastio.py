@@ -150,38 +150,76 @@ def _text(values: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- posterior
 
 
-def save_posterior(posterior: xr.Dataset, directory: Path) -> None:
-    """Write ``posterior`` as one ``.npz`` plus its variables' dims and coords in JSON."""
+def save_posterior(posterior: xr.Dataset, directory: Path, stem: str = "posterior",
+                   compress: bool = False) -> None:
+    """Write ``posterior`` as ``<stem>.npz`` plus its variables' dims and coords in
+    ``<stem>_layout.json``.
+
+    ``compress`` (the shipped fit): zip-deflated, each floating-point array stored as its
+    byte planes (every value's first byte, then every second byte...): the sign and exponent
+    bytes of posterior draws repeat, so the planes deflate to about a sixth less.
+    """
     arrays = {f"var__{name}": _text(np.asarray(values.values))
               for name, values in posterior.items()}
     arrays.update({f"coord__{name}": _text(np.asarray(values.values))
                    for name, values in posterior.coords.items()})
-    layout = {"vars": {name: list(map(str, values.dims)) for name, values in posterior.items()},
-              "coords": {name: list(map(str, values.dims))
-                         for name, values in posterior.coords.items()}}
-    np.savez(directory / POSTERIOR_ARRAYS, **arrays)
-    (directory / POSTERIOR_LAYOUT).write_text(json.dumps(layout))
+    layout: dict[str, Any] = {
+        "vars": {name: list(map(str, values.dims)) for name, values in posterior.items()},
+        "coords": {name: list(map(str, values.dims))
+                   for name, values in posterior.coords.items()}}
+    if compress:
+        planes = {key: value for key, value in arrays.items() if value.dtype.kind == "f"}
+        layout["planes"] = {key: [value.dtype.str, list(value.shape)]
+                            for key, value in planes.items()}
+        arrays.update({key: _byte_planes(value) for key, value in planes.items()})
+    (np.savez_compressed if compress else np.savez)(directory / f"{stem}.npz", **arrays)
+    (directory / f"{stem}_layout.json").write_text(json.dumps(layout))
 
 
-def load_posterior(directory: Path,
-                   checksums: Mapping[str, str] | None = None) -> xr.Dataset | None:
+def _byte_planes(values: np.ndarray) -> np.ndarray:
+    """``values``' bytes as (itemsize, size) planes: byte k of every value in row k."""
+    flat = np.ascontiguousarray(values).reshape(-1)
+    return flat.view(np.uint8).reshape(-1, values.dtype.itemsize).T.copy()
+
+
+def _from_planes(planes: np.ndarray, dtype: str, shape: list[int]) -> np.ndarray:
+    """The array :func:`_byte_planes` split."""
+    return np.ascontiguousarray(planes.T).view(np.dtype(dtype)).reshape(shape)
+
+
+def load_posterior(directory: Path, checksums: Mapping[str, str] | None = None,
+                   stem: str = "posterior") -> xr.Dataset | None:
     """The posterior written by :func:`save_posterior`, or None without a sound copy.
 
-    ``checksums`` (file name to digest, see the module docstring) are checked first.
+    ``checksums`` (file name to digest, see the module docstring) are checked first. Draws
+    stored as float32 (the shipped fit's) come back as float64, so that forecasts compute
+    at one precision whatever the file holds.
     """
-    raw = _read_copy(directory, (POSTERIOR_LAYOUT, POSTERIOR_ARRAYS), checksums)
+    names = (f"{stem}_layout.json", f"{stem}.npz")
+    raw = _read_copy(directory, names, checksums)
     if raw is None:
         return None
     try:
-        layout = json.loads(raw[POSTERIOR_LAYOUT])
-        with np.load(io.BytesIO(raw[POSTERIOR_ARRAYS]), allow_pickle=False) as stored:
-            coords = {name: (dims, stored[f"coord__{name}"])
+        layout = json.loads(raw[names[0]])
+        planes = layout.get("planes", {})
+        with np.load(io.BytesIO(raw[names[1]]), allow_pickle=False) as stored:
+
+            def read(key: str) -> np.ndarray:
+                if key in planes:
+                    return _from_planes(stored[key], *planes[key])
+                return stored[key]
+
+            coords = {name: (dims, read(f"coord__{name}"))
                       for name, dims in layout["coords"].items()}
-            data = {name: (dims, stored[f"var__{name}"])
+            data = {name: (dims, _widened(read(f"var__{name}")))
                     for name, dims in layout["vars"].items()}
         return xr.Dataset(data, coords=coords)
     except UNREADABLE:
         return None
+
+
+def _widened(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.float64) if values.dtype == np.float32 else values
 
 
 # --------------------------------------------------------------------------- data frames
@@ -220,7 +258,8 @@ def _column_from_arrays(kind: str, arrays: Mapping[str, np.ndarray]) -> object:
     return pd.Series(values, dtype=pd.Series(["text"]).dtype).array
 
 
-def save_frames(frames: Mapping[str, pd.DataFrame], directory: Path) -> bool:
+def save_frames(frames: Mapping[str, pd.DataFrame], directory: Path,
+                compress: bool = False) -> bool:
     """Write ``frames`` (name to frame) as one ``.npz`` plus a JSON layout.
 
     Only frames with a default ``RangeIndex``, unique text column names and numeric, boolean,
@@ -245,7 +284,7 @@ def save_frames(frames: Mapping[str, pd.DataFrame], directory: Path) -> bool:
             kinds.append(kind)
             arrays.update({f"{name}/{position}/{part}": value for part, value in parts.items()})
         layout[name] = {"columns": columns, "kinds": kinds, "rows": len(frame)}
-    np.savez(directory / FRAME_ARRAYS, **arrays)
+    (np.savez_compressed if compress else np.savez)(directory / FRAME_ARRAYS, **arrays)
     (directory / FRAME_LAYOUT).write_text(json.dumps(layout))
     return True
 

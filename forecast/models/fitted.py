@@ -112,6 +112,13 @@ class Fitted:
         flat = array.reshape((-1, *array.shape[2:]))
         return flat.copy() if pick is None else flat[pick]
 
+    def effective_samples(self) -> float:
+        """The bulk ESS a forecast's Monte Carlo error counts: the fit's smallest, or that
+        of the draws kept when the fit was thinned for shipping (never more)."""
+        ess = float(self.diagnostics()["min_ess_bulk"])
+        kept = self.meta.get("shipped", {}).get("min_ess_bulk_kept")
+        return ess if kept is None else min(ess, float(kept))
+
     def draw_index(self, draws: int | None, rng: np.random.Generator) -> np.ndarray:
         """Posterior samples behind ``draws`` paths (:func:`draw_index`)."""
         return draw_index(self.n_samples, draws, rng)
@@ -129,6 +136,10 @@ class Fitted:
                 raise FitError(f"{self.model_name} fit: no InferenceData in memory or on disk")
             import arviz as az
 
+            if not (self.directory / "posterior.nc").exists() and (
+                    self.directory / "inference_posterior_layout.json").exists():
+                self.idata = self._thinned_inference_data()
+                return self.idata
             path = self.directory / "posterior.nc"
             checksums = getattr(self, "_stored_checksums", None)
             fastio.verify_file(path, None if checksums is None else checksums.get(path.name))
@@ -137,6 +148,23 @@ class Fitted:
             except fastio.UNREADABLE as exc:
                 raise FitError(f"{path}: unreadable ({type(exc).__name__}: {exc})"[:300]) from None
         return self.idata
+
+    def _thinned_inference_data(self) -> Any:
+        """The InferenceData of a shipped fit: its forecast posterior with the other free
+        variables, log likelihood and observed data it keeps for checks (all thinned alike).
+        """
+        import arviz as az
+
+        checksums = getattr(self, "_stored_checksums", None)
+        groups = {}
+        for group in ("posterior", "log_likelihood", "observed_data"):
+            values = fastio.load_posterior(self.directory, checksums, stem=f"inference_{group}")
+            if values is None and (self.directory / f"inference_{group}.npz").exists():
+                raise fastio.damaged(self.directory / f"inference_{group}.npz", "unreadable")
+            if values is not None:
+                groups[group] = values
+        groups["posterior"] = xr.merge([self.posterior, groups.get("posterior", xr.Dataset())])
+        return az.InferenceData(**groups)
 
     # ----------------------------------------------------------------- persistence
 

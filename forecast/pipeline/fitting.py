@@ -190,13 +190,36 @@ def find_fit(scenario: Any, root: str | Path | None = None,
     :meth:`~forecast.store.bundles.FitBundle.for_scenario`).
     """
     wanted = priors_digest(scenario)
-    chosen = fit_id or latest_fit_id(root, priors_digest=wanted)
+    chosen = fit_id or latest_fit_id(root, priors_digest=wanted) or shipped_fit_id(wanted, root)
     if chosen is None:
         return None
     bundle = load_bundle(chosen, root, priors_digest=wanted)
     if bundle.status != "published":
         raise FitError(f"fit {chosen} is {bundle.status}, not published: not used")
     return bundle
+
+
+def shipped_fit_id(wanted: str, root: str | Path | None = None) -> str | None:
+    """The shipped fit's id when it covers priors ``wanted`` and the user's store has no
+    published fit on other data (a scenario never falls back to a fit on older data).
+
+    Raises
+    ------
+    FitError
+        When the shipped fit covers the priors but its model versions are not this code's
+        (:func:`~forecast.store.shipped.check_current`).
+    """
+    from forecast.store.bundles import covers
+    from forecast.store.shipped import check_current, shipped_header
+
+    header = shipped_header()
+    if header is None or not covers(header, wanted):
+        return None
+    published = [h for h in list_fits(root) if h.get("status", "published") == "published"]
+    if published and published[-1].get("data_hash") != header.get("data_hash"):
+        return None
+    check_current(header, None)
+    return str(header["fit_id"])
 
 
 def load_or_fit(dataset: Dataset, scenario: Any, root: str | Path | None = None,

@@ -98,6 +98,10 @@ def load_run(
     if bundle is not None:
         dataset = fit_dataset(bundle.data_dir if data_dir is None else data_dir,
                               bundle.meta.get("as_of"), root=root)
+        if bundle.meta.get("kind") == "shipped":  # its data are data/, which must match it
+            from forecast.store.shipped import check_current
+
+            check_current({"fit_id": bundle.fit_id, **bundle.meta}, dataset.data_hash)
         if paths is not None:
             check_paths(scenario, dataset, bundle.models["market"].timeline[-1], *paths)
         return scenario, dataset, bundle

@@ -162,7 +162,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         history=fitted_history(market, aws_silicon), in_sample=in_sample,
         meta={"horizon": horizon, "data_end": data_end, "draws": draws,
               # Thesis errors count the posterior's effective samples, not the paths.
-              "posterior_ess": min(model.diagnostics()["min_ess_bulk"] for model in models)},
+              "posterior_ess": min(model.effective_samples() for model in models)},
     )
 
 

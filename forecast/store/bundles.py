@@ -298,8 +298,13 @@ def latest_data_dir(root: str | Path | None = None, published_only: bool = True)
 
 
 def fit_directory(fit_id: str, root: str | Path | None = None) -> Path:
+    """The directory of a stored fit, or of the shipped fit (its id, or ``shipped``)."""
     directory = fits_dir(root) / "fits" / fit_id
     if not directory.is_dir() or fit_id.startswith("."):
+        from forecast.store import shipped
+
+        if shipped.is_shipped(fit_id):
+            return shipped.shipped_dir()
         raise FitError(f"no stored fit {fit_id!r} under {fits_dir(root)}")
     return directory
 

@@ -91,7 +91,8 @@ def decode_header(raw: bytes, path: Path) -> dict[str, Any]:
     models = header.get("models")
     if not (isinstance(models, list) and all(isinstance(m, str) for m in models)):
         raise damaged(path, "no list of models")
-    if header.get("fit_id") != path.parent.name:
+    # The shipped fit lives in ``published/`` whatever its id; a stored fit in its id's folder.
+    if header.get("kind") != "shipped" and header.get("fit_id") != path.parent.name:
         raise damaged(path, f"holds fit {header.get('fit_id')!r}, not {path.parent.name!r}")
     return header
 

@@ -16,7 +16,7 @@ FIT_FIELDS = ("fit_id", "status", "created", "as_of", "data_end", "data_hash", "
 
 
 def fits_text(root: str | Path | None = None, fmt: str = "table") -> str:
-    """Every stored fit, oldest first (``cli.py fits list``).
+    """Every stored fit, oldest first, then the shipped fit (``cli.py fits list``).
 
     Parameters
     ----------
@@ -32,12 +32,13 @@ def fits_text(root: str | Path | None = None, fmt: str = "table") -> str:
         The text.
     """
     from forecast.store.registry import Registry
+    from forecast.store.shipped import shipped_rows
 
-    rows = Registry(root).fits()
+    rows = Registry(root).fits() + shipped_rows()
     if fmt == "json":
         return json.dumps(rows, indent=2, sort_keys=True, default=str)
     if not rows:
-        return "no stored fits"
+        return "no stored fits and no shipped fit"
     table = pd.DataFrame([_fit_row(row) for row in rows])
     return table_text(table.round({"max_r_hat": 3, "min_ess": 0}))
 
