@@ -28,7 +28,8 @@ from forecast.reporting.console import arguments as check
 from forecast.reporting.console.arguments import DATA_HELP, STORE_HELP, add_run_options
 from forecast.reporting.console.believe import add_believe
 from forecast.reporting.console.exits import EXIT_GATED, EXIT_OK, run_command
-from forecast.reporting.console.terminal import known_false_alarms
+from forecast.reporting.console.fits import add_fits
+from forecast.reporting.console.terminal import keep_compiled_code, known_false_alarms
 from forecast.reporting.console.terminal import sampler_display as _sampler_display
 from forecast.reporting.console.terminal import say as _say
 from forecast.reporting.console.terminal import timed_progress as _timed_progress
@@ -170,50 +171,6 @@ def cmd_refit(args: argparse.Namespace) -> int:
     return EXIT_OK if result.status == "published" else EXIT_GATED
 
 
-def cmd_fits_list(args: argparse.Namespace) -> int:
-    """Every stored fit."""
-    from forecast.reporting.console.fits import fits_text
-
-    print(fits_text(args.artifacts, args.format))
-    return EXIT_OK
-
-
-def cmd_fits_show(args: argparse.Namespace) -> int:
-    """Provenance and diagnostics of one fit."""
-    from forecast.reporting.console.fits import fit_text
-
-    print(fit_text(args.fit_id, args.artifacts, args.format))
-    return EXIT_OK
-
-
-def cmd_fits_diff(args: argparse.Namespace) -> int:
-    """How the headline forecasts moved between two fits."""
-    from forecast.pipeline.revision import compare_fits, to_markdown
-    from forecast.pipeline.runner import preflight
-
-    preflight(None, args.draws, root=args.artifacts)
-    print(to_markdown(*compare_fits(args.old, args.new, args.artifacts, draws=args.draws,
-                                    seed=args.seed)))
-    return EXIT_OK
-
-
-def cmd_fits_ship(args: argparse.Namespace) -> int:
-    """Regenerate the shipped fit (published/) from a fresh fit of data/; exit 3 when gated."""
-    from forecast.pipeline.shipping import ship_fit
-
-    directory = ship_fit(keep=args.keep, progress=_timed_progress())
-    print(f"wrote the shipped fit to {directory}")
-    return EXIT_OK
-
-
-def cmd_fits_gc(args: argparse.Namespace) -> int:
-    """Remove what crashed runs left and mark their runs crashed (exit 4 while a refit runs)."""
-    from forecast.store.cleanup import clean_store
-
-    print(clean_store(args.artifacts).describe())
-    return EXIT_OK
-
-
 def cmd_sensitivity(args: argparse.Namespace) -> int:
     """Tornado and global ranking of one output."""
     from forecast.pipeline.runner import preflight
@@ -332,7 +289,7 @@ def _add_backtest(commands: Commands) -> None:
 def _add_check(commands: Commands) -> None:
     model_check = commands.add_parser(
         "check", help="posterior predictive coverage and PSIS-LOO of a stored fit")
-    model_check.add_argument("model", choices=["price", "market", "share"])
+    model_check.add_argument("model", choices=["price", "spend"])
     model_check.add_argument("--scenario", default="base", type=check.nonempty)
     model_check.add_argument("--seed", type=check.seed, default=0,
                              help="seed of the predictive draws")
@@ -401,33 +358,6 @@ def _add_refit(commands: Commands) -> None:
     refit.set_defaults(handler=cmd_refit, fits=True)
 
 
-def _add_fits(commands: Commands) -> None:
-    fits = commands.add_parser("fits", help="stored fits").add_subparsers(
-        dest="action", required=True, parser_class=_Parser)
-    listing = fits.add_parser("list", help="every stored fit, oldest first")
-    listing.add_argument("--format", choices=["table", "json"], default="table")
-    listing.set_defaults(handler=cmd_fits_list)
-    showing = fits.add_parser("show", help="provenance and diagnostics of one fit")
-    showing.add_argument("fit_id", type=check.nonempty)
-    showing.add_argument("--format", choices=["table", "json"], default="table")
-    showing.set_defaults(handler=cmd_fits_show)
-    diffing = fits.add_parser("diff", help="how headline forecasts moved between two fits")
-    diffing.add_argument("old", type=check.nonempty)
-    diffing.add_argument("new", type=check.nonempty)
-    diffing.add_argument("--draws", type=check.positive_int, default=2000)
-    diffing.add_argument("--seed", type=check.seed, default=0)
-    diffing.set_defaults(handler=cmd_fits_diff)
-    collecting = fits.add_parser("gc", help="remove what crashed runs left, mark them crashed")
-    collecting.set_defaults(handler=cmd_fits_gc)
-    shipping = fits.add_parser("ship", help="regenerate the shipped fit (published/): fit "
-                               "bull, base and bear on data/ at the default samplers")
-    shipping.add_argument("--keep", type=check.positive_int, default=1000,
-                          help="posterior draws kept per model (default 1000)")
-    shipping.set_defaults(handler=cmd_fits_ship, fits=True)
-    for sub in (listing, showing, diffing, collecting):
-        sub.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
-
-
 def _add_sensitivity(commands: Commands) -> None:
     sensitivity = commands.add_parser("sensitivity", help="tornado of one output: each input "
                                       "from P10 to P90, the others at their medians")
@@ -475,7 +405,7 @@ def _add_report(commands: Commands) -> None:
 SUBCOMMANDS: tuple[Callable[[Commands], None], ...] = (
     _add_data, _add_scenarios, _add_economics, _add_series, _add_backtest, _add_check,
     _add_diffusion,
-    _add_forecast, _add_refit, _add_fits, _add_sensitivity, _add_report, _add_sweep,
+    _add_forecast, _add_refit, add_fits, _add_sensitivity, _add_report, _add_sweep,
     add_believe,
 )
 
@@ -495,6 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def command() -> int:
         args = build_parser().parse_args(argv)
         handler: Callable[[argparse.Namespace], int] = args.handler
+        keep_compiled_code(args)
         with _sampler_display(args):
             return handler(args)
 

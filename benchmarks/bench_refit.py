@@ -9,32 +9,85 @@ fresh temporary artifacts root, with the models' default sampler settings and ga
 - ``unchanged``: a refit of the same data with reuse on (every model reused; the time is
   data checks, loading, the revision report and publishing).
 
-Prints one line per run with per-model timings, then the ratio to the 90 s warm target.
+Then the compiled-code cache kept under the fit store
+(:mod:`forecast.models.compile_cache`), each a new process refitting one scenario
+(``--cache-scenario``, default base) into a fresh store, as ``python cli.py refit`` does:
+
+- ``cache empty``: nothing compiled yet (every model compiles);
+- ``cache kept``: a second fresh store holding the first one's ``cache/compiled`` only.
+
+Prints one line per run with per-model timings, then the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
+from pathlib import Path
 
+from forecast.models.compile_cache import use_compile_cache
 from forecast.pipeline.refit import refit
 
 TARGET_WARM_SECONDS = 90.0
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cold_process_refit(store: Path, scenario: str) -> float:
+    """Wall seconds of ``python cli.py refit --scenario NAME`` in a new process."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTENSOR_FLAGS"}
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "refit", "--scenario",
+                           scenario, "--artifacts", str(store), "--report-draws", "500"],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"refit failed ({done.returncode}): {done.stderr[-500:]}")
+    return seconds
+
+
+def compile_cache_runs(scenario: str) -> None:
+    """A cold refit of one scenario with an empty compile cache, then with a kept one."""
+    with tempfile.TemporaryDirectory() as tmp:
+        first, second = Path(tmp) / "first", Path(tmp) / "second"
+        empty = cold_process_refit(first, scenario)
+        print(f"cache empty {empty:7.1f} s  (new process, fresh store, {scenario})", flush=True)
+        (second / "cache").mkdir(parents=True)
+        shutil.move(str(first / "cache" / "compiled"), str(second / "cache" / "compiled"))
+        kept = cold_process_refit(second, scenario)
+        print(f"cache kept  {kept:7.1f} s  (new process, fresh store, the first store's "
+              f"compiled code)", flush=True)
+        print(f"cache kept / cache empty: {kept / empty:.2f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", nargs="+", default=None,
                         help="scenarios to fit for (default: all)")
+    parser.add_argument("--cache-scenario", default="base",
+                        help="scenario of the compile-cache runs (default base)")
+    parser.add_argument("--skip-in-process", action="store_true",
+                        help="only the compile-cache runs")
     args = parser.parse_args()
+    if not args.skip_in_process:
+        in_process_runs(args.scenario)
+    compile_cache_runs(args.cache_scenario)
+
+
+def in_process_runs(scenarios: list[str] | None) -> None:
+    """Cold, warm and unchanged refits in this process."""
     warnings.filterwarnings("ignore")
     with tempfile.TemporaryDirectory() as root:
+        use_compile_cache(root)  # an empty compile cache: the cold run compiles everything
         results = {}
         for label, reuse in (("cold", False), ("warm", False), ("unchanged", True)):
             start = time.perf_counter()
-            result = refit(root=root, scenarios=args.scenario, reuse=reuse)
+            result = refit(root=root, scenarios=scenarios, reuse=reuse)
             wall = time.perf_counter() - start
             results[label] = wall
             timings = result.bundle.meta["timings_seconds"]

@@ -7,9 +7,8 @@ only when called.
 from forecast.core.errors import DataValidationError, FitError, ForecastError, ScenarioError
 from forecast.data.dataset import Dataset, load_dataset, validate_data_dir
 from forecast.models.diffusion import DiffusionModel
-from forecast.models.market import MarketModel
 from forecast.models.price import PriceModel
-from forecast.models.share import ShareModel
+from forecast.models.spend.model import SpendModel
 from forecast.pipeline.fitting import fit_all, load_or_fit
 from forecast.pipeline.results import Forecast
 from forecast.pipeline.simulate import simulate
@@ -24,11 +23,10 @@ __all__ = [
     "FitError",
     "Forecast",
     "ForecastError",
-    "MarketModel",
     "PriceModel",
     "Scenario",
     "ScenarioError",
-    "ShareModel",
+    "SpendModel",
     "fit_all",
     "list_fits",
     "load_bundle",

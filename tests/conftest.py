@@ -1,81 +1,123 @@
 """Fixtures shared across test modules.
 
-``fit_store`` is one small-sampler fit (bull, base and bear in one bundle: one price model,
-three share and three market models sharing compiled samplers, and three AWS silicon models,
-each fitted after its scenario's market model to that fit's AWS spend) built once per test
-session and shared by the pytest-xdist workers, so every test that needs stored fits
-(forecast CLI, refit, reports) pays for the sampling once. Its gate is relaxed: small
-draws cannot reach ESS 400.
+The default tier never samples a scenario's models: forecasts, reports, theses, sweeps and the
+command line read the published fit that ships with the package (``published/``, fitted at the
+default samplers: :mod:`forecast.store.shipped`). Three fixtures give it to a test:
+
+- ``shipped_store``: an empty fit store of the session, so that every command falls back to
+  the shipped fit (as on a fresh clone);
+- ``seeded_store``: a fit store of the test's own holding the shipped fit as a stored,
+  published fit (the previous fit of a refit; models with the same priors and inputs are
+  reused, not sampled again);
+- ``mock_sampler``: the one sampler entry point (``forecast.models.protocol.run_sampler``)
+  draws from the prior instead of running NUTS (``pymc.testing.mock_sample``'s idea, with
+  chains of their own), for the tests of what happens around a fit (refit orchestration,
+  gates, stores), not of a model.
+
+Real MCMC stays in a few small fits per model and in the ``validation`` tier.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
 import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
-from forecast.data.dataset import load_dataset
-from forecast.pipeline.fitting import fit_all
-from forecast.scenarios import load_scenario
+from forecast.store import integrity, shipped
 
-#: Sampler settings for plumbing tests: converged enough to be meaningful, not for inference.
-#: The price model needs 1,000 draws (measured on version 4: at 300 its bulk ESS was 9; at 1,000
-#: 83, 4x the loose gate's 20). Each model keeps its own sampler and number of chains: the
-#: share model needs its four to find its modes.
-SMALL_SAMPLER = {"draws": 1000, "tune": 600}
+#: A gate that prior draws and small fits pass: plumbing tests check what happens around a
+#: gate, not convergence.
 LOOSE_GATE = {"max_r_hat": 1.2, "min_ess_bulk": 20, "max_divergences": 20}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the tests of the shared fit store first.
-
-    Under pytest-xdist the first worker's first batch (a quarter of its share of the tests,
-    about 70) then holds all of them (28): that worker samples the store while the other
-    runs the other tests, instead of waiting for the store when it first needs it.
-    """
-    items.sort(key=lambda item: "fit_store" not in getattr(item, "fixturenames", ()))
+@pytest.fixture(scope="session")
+def shipped_store(tmp_path_factory) -> Path:
+    """An empty fit store: commands given ``--artifacts`` it read the shipped fit."""
+    assert shipped.shipped_header() is not None, (
+        f"no shipped fit in published/: regenerate it with `{shipped.REGENERATE}`")
+    return tmp_path_factory.mktemp("artifacts")
 
 
-def _build_store(root: Path) -> Path:
-    scenarios = [load_scenario(name) for name in ("base", "bull", "bear")]
-    bundle = fit_all(load_dataset(), scenarios, root=root, sampler=SMALL_SAMPLER,
-                     gate=LOOSE_GATE)
-    assert bundle.status == "published", bundle.meta["gate_failures"]
-    # Every scenario's forecast needs all four models, the AWS silicon model among them.
-    for entry in bundle.scenarios.values():
-        assert set(entry["models"]) == {"price", "market", "share", "aws_silicon"}
+def seed_store(root: Path) -> str:
+    """Copy the shipped fit into ``root`` as a stored, published fit; returns its id."""
+    source = shipped.shipped_dir()
+    header = integrity.read_checked_header(source)
+    target = root / "fits" / header["fit_id"]
+    shutil.copytree(source, target)
+    (target / integrity.HEADER_FILE).unlink()
+    stored = {key: value for key, value in header.items()
+              if key not in ("kind", integrity.CHECKSUMS, integrity.HEADER_DIGEST)}
+    stored[integrity.CHECKSUMS] = integrity.tree_checksums(target)
+    (target / integrity.HEADER_FILE).write_bytes(integrity.encode_header(stored))
+    return str(header["fit_id"])
+
+
+@pytest.fixture
+def seeded_store(tmp_path: Path) -> Path:
+    """A fit store holding the shipped fit as its one published fit."""
+    root = tmp_path / "artifacts"
+    seed_store(root)
     return root
 
 
-@pytest.fixture(scope="session")
-def fit_store(request: pytest.FixtureRequest, tmp_path_factory) -> Path:
-    """An artifacts root holding published light fits of the bull, base and bear scenarios.
+def _prior_draws(model: Any, settings: dict[str, Any], cache_key: Any = None,
+                 data: Any = None) -> tuple[Any, float]:
+    """Prior draws in the shape of a posterior: ``chains`` chains of ``draws`` each."""
+    import arviz as az
+    import pymc as pm
 
-    Under pytest-xdist the workers share one store: the first to need it samples it while
-    holding a lock, the others wait for it (sampling it once per worker would cost the
-    two cores 2-3 minutes more).
-    """
-    prebuilt = os.environ.get("FORECAST_TEST_STORE")
-    if prebuilt:  # a store built by an earlier session, for quick local iterations
-        return Path(prebuilt)
-    worker = getattr(request.config, "workerinput", None)
-    if worker is None:  # a single process
-        return _build_store(tmp_path_factory.mktemp("artifacts"))
-    # Every worker's temporary directory sits in one directory of this test run.
-    shared = tmp_path_factory.getbasetemp().parent / f"fit-store-{worker['testrunuid']}"
-    with open(f"{shared}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (shared / "complete").exists():
-            shutil.rmtree(shared, ignore_errors=True)  # a store another worker failed to build
-            _build_store(shared)
-            (shared / "complete").touch()
-    return shared
+    from forecast.models.sampling import DEFAULT_SAMPLER
+
+    settings = {**DEFAULT_SAMPLER, **settings}
+    chains, draws = int(settings["chains"]), int(settings["draws"])
+    names = [v.name for v in model.free_RVs + model.deterministics]
+    with model:
+        prior = pm.sample_prior_predictive(draws=chains * draws, var_names=names,
+                                           random_seed=settings["random_seed"]).prior
+    posterior = {name: values.values.reshape((chains, draws, *values.shape[2:]))
+                 for name, values in prior.items()}
+    dims = {name: list(values.dims[2:]) for name, values in prior.items()}
+    coords = {name: prior.coords[name].values for name in prior.coords
+              if name not in ("chain", "draw")}
+    stats = {"diverging": np.zeros((chains, draws), dtype=bool)}
+    return az.from_dict(posterior=posterior, sample_stats=stats, coords=coords, dims=dims), 0.0
+
+
+@pytest.fixture
+def mock_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every fit draws its posterior from its prior: no NUTS, no nutpie compile."""
+    monkeypatch.setattr("forecast.models.protocol.run_sampler", _prior_draws)
 
 
 @pytest.fixture(scope="session")
 def loose_gate() -> dict[str, float]:
-    """The relaxed gate the light fits of ``fit_store`` pass."""
+    """The relaxed gate plumbing fits pass."""
     return dict(LOOSE_GATE)
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What a command printed and returned, as a subprocess's result reads."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
+    """Run ``python cli.py ARGS`` in this process (``cli.main``): its exit code and output."""
+    import cli
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        code = cli.main([str(arg) for arg in args])
+        out, err = capsys.readouterr()
+        return CliResult(code, out, err)
+
+    return run

@@ -256,6 +256,7 @@ def test_a_forecast_whose_new_fit_fails_its_gate_exits_3(tmp_path, capsys, monke
     gated = SimpleNamespace(status="gated", fit_id="F1", meta={
         "gate_failures": {"market-abc": ["max r_hat 1.31 > 1.01"]}})
     monkeypatch.setattr("forecast.pipeline.fitting.fit_all", lambda *a, **k: gated)
+    monkeypatch.setenv("FORECAST_SHIPPED_FIT", "off")  # no fit anywhere: one is made
     assert cli.main(["forecast", "--artifacts", str(tmp_path)]) == 3
     err = capsys.readouterr().err
     assert err == ("error: the new fit F1 failed its convergence gate (market-abc: max r_hat "

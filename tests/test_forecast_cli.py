@@ -1,7 +1,7 @@
 """End to end: stored fits, `cli.py forecast`, theses, files, bad input, no PyMC on the path.
 
-Every CLI call reads the session's small-sampler fit store (``fit_store`` in conftest)
-with ``--artifacts``.
+Every CLI call reads the shipped fit through an empty fit store (``shipped_store`` in
+conftest) given as ``--artifacts``.
 """
 
 from __future__ import annotations
@@ -15,14 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from forecast.store.shipped import shipped_header
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def store(fit_store) -> Path:
-    return fit_store
+def store(shipped_store) -> Path:
+    return shipped_store
 
 
 def forecast(store: Path, *args: str) -> subprocess.CompletedProcess:
@@ -31,10 +33,8 @@ def forecast(store: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, cwd=ROOT, timeout=300)
 
 
-def test_one_fit_shares_the_price_model_across_scenarios(store):
-    headers = [json.loads(p.read_text()) for p in sorted(store.glob("fits/*/bundle.json"))]
-    assert len(headers) == 1
-    (header,) = headers
+def test_one_fit_shares_the_price_model_across_scenarios():
+    header = shipped_header()
     assert sorted(header["scenarios"]) == ["base", "bear", "bull"]
     kinds = sorted(key.split("-")[0] for key in header["models"])
     # One market per TAM-ceiling prior, one share model per scenario cost basis (its inputs

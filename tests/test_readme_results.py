@@ -58,9 +58,9 @@ def test_section_heading_names_its_command(script):
 
 
 @pytest.mark.slow
-def test_forecasts_section_prints_the_tables_from_a_stored_fit(fit_store):
+def test_forecasts_section_prints_the_tables_from_a_stored_fit(shipped_store):
     result = subprocess.run([sys.executable, str(SCRIPT), "--section", "forecasts",
-                             "--artifacts", str(fit_store)], capture_output=True, text=True,
+                             "--artifacts", str(shipped_store)], capture_output=True, text=True,
                             cwd=ROOT, timeout=600)
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -77,9 +77,9 @@ def test_forecasts_section_prints_the_tables_from_a_stored_fit(fit_store):
 
 
 @pytest.mark.slow
-def test_aws_section_prints_each_quantity_year_and_scenario_with_its_unit(fit_store):
+def test_aws_section_prints_each_quantity_year_and_scenario_with_its_unit(shipped_store):
     result = subprocess.run([sys.executable, str(SCRIPT), "--section", "aws",
-                             "--artifacts", str(fit_store)], capture_output=True, text=True,
+                             "--artifacts", str(shipped_store)], capture_output=True, text=True,
                             cwd=ROOT, timeout=600)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith('## aws: README "M5 AWS custom silicon"')

@@ -78,19 +78,21 @@ MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
               "list_drift", "cycle_rho", "cycle_sigma", "noise_list", "noise_market",
               "class_effect", "provider_sd", "premium_sd", "series_sd", "vintage",
               "commitment_sd", "list_drift_sd"),
-    "market": ("ceiling", "growth_longrun", "growth_persistence", "growth_init", "sigma_level",
-               "sigma_growth", "share_sigma", "ratio_start_amd", "ratio_start_custom",
-               "ratio_start_aws", "ratio_start_rest", "rest_custom_fraction", "guide_beat_nvidia",
-               "guide_sigma_nvidia", "guide_beat_broadcom", "guide_sigma_broadcom",
-               "nvidia_compute_fraction", "broadcom_custom_fraction", "google_fraction_of_custom",
-               "amd_cpu_fraction_start", "amd_cpu_growth", "aws_chip_value", "sigma_networking",
-               "sigma_amd"),
-    "share": ("price_coefficient", "ecosystem_nvidia", "ecosystem_offset", "adjustment_speed",
-              "deviation_persistence", "deviation_sd", "obs_sd"),
+    "spend": ("growth_longrun", "growth_persistence", "growth_init", "sigma_level",
+              "sigma_growth", "position_start_amd", "position_start_custom",
+              "position_start_aws", "position_start_rest", "price_coefficient",
+              "adjustment_speed", "deviation_persistence", "ecosystem",
+              "ecosystem_erosion", "deviation_sd", "ramp_lift", "ramp_lift_ahead",
+              "sigma_broadcom", "visibility_conversion", "nvidia_compute_fraction",
+              "sigma_networking", "broadcom_custom_fraction",
+              "google_fraction_of_custom", "rest_custom_fraction",
+              "amd_cpu_fraction_start", "amd_cpu_growth", "sigma_amd",
+              "guide_beat_nvidia", "guide_sigma_nvidia", "guide_beat_broadcom",
+              "guide_sigma_broadcom", "unit_cost_trainium1", "unit_cost_trainium2",
+              "unit_cost_trainium3", "useful_life", "effective_price",
+              "price_elasticity", "price_decline", "billed_utilisation",
+              "merchant_price", "merchant_price_decline"),
     "diffusion": ("p", "q", "m_ratio", "sigma", "beta"),
-    "aws_silicon": ("unit_cost_trainium1", "unit_cost_trainium2", "unit_cost_trainium3",
-                    "useful_life", "effective_price", "price_elasticity", "price_decline",
-                    "billed_utilisation", "merchant_price", "merchant_price_decline"),
 }
 #: Distributions the models' prior builder turns into PyMC variables
 #: (:mod:`forecast.models.priors`).
@@ -101,9 +103,8 @@ PRIOR_DISTRIBUTIONS: Final = ("normal", "lognormal", "halfnormal", "truncnormal"
 #: ``quarter`` distributions.
 QUARTER_INPUTS: Final = ("trainium4_launch_quarter", "nvidia_next_launch_quarter")
 #: Every input a forecast reads from a scenario's draws: utilisation per vendor group, the
-#: owner-TCO inputs, the future chips, NVIDIA's price response (the cost paths), the share
-#: model's drivers, and the Graviton run rate and the rental-revenue ceiling of the AWS silicon
-#: forecast (simulate).
+#: owner-TCO inputs, the future chips, NVIDIA's price response (the cost paths), and the
+#: Graviton run rate and the rental-revenue ceiling of AWS's fleet forecast (simulate).
 REQUIRED_INPUTS: Final = (
     "mfu_nvidia",
     "mfu_amd",
@@ -121,9 +122,6 @@ REQUIRED_INPUTS: Final = (
     "nvidia_next_fp8_multiplier",
     "nvidia_next_price_ratio",
     "nvidia_price_response",
-    "aws_supply_cap_share",
-    "ecosystem_shift_per_year",
-    "switching_speed_multiplier",
     "graviton_run_rate_usd_billions",
     "graviton_growth_per_year",
     "aws_rental_revenue_ceiling_usd_billions",

@@ -23,9 +23,8 @@ vendor with new chips ramping in. Ahead of the data, per draw:
 The vendor axis is the share model's groups (``data/vendor_groups.csv``) unless the caller
 asks for others (``vendors``), e.g. all five groups including ``other``.
 
-The modules this layer is split into are re-exported here, so the former import surface
-(``from forecast.economics.cost_paths import share_inputs, ShareData, COST_BASIS, ...``) keeps
-working.
+The modules this layer is split into are re-exported here (``COST_BASIS``, the pricing rules,
+the vendor groups).
 """
 
 from __future__ import annotations
@@ -70,7 +69,6 @@ from forecast.economics.roadmap import (
     eroded_capex,
     roadmap_inputs,
 )
-from forecast.economics.share_inputs import ShareData, observed_shares, share_inputs
 from forecast.economics.vendors import custom_silicon_groups, reference_vendor, share_vendors
 
 __all__ = [
@@ -81,13 +79,11 @@ __all__ = [
     "SHIPPED_ROADMAP",
     "UNWIRED_CHIP_PRICES",
     "PricingRule",
-    "ShareData",
     "chip_capex",
     "custom_silicon_groups",
     "frontier_tflops",
     "historical_costs",
     "launch_prices",
-    "observed_shares",
     "price_key",
     "pricing_rules",
     "pricing_table",
@@ -97,7 +93,6 @@ __all__ = [
     "scenario_chips",
     "scenario_cost_paths",
     "scenario_costs",
-    "share_inputs",
     "share_vendors",
 ]
 

@@ -1,24 +1,22 @@
-"""Rolling-origin backtest of the share model against constant shares and a random walk
-with drift on log-ratios, with their out-of-sample stack.
+"""Rolling-origin backtest of the spend model's relative positions: reported shares against
+constant shares.
 
-The target is what the share model is fitted to: the market model's measured log-ratio
-``log(spend_v / spend_nvidia)`` of each rival in each quarter where a reported series
-informs it (:class:`~forecast.economics.share_inputs.ShareData`, built by
-:func:`forecast.models.share.share_data_from_market`). For each origin (a quarter label)
-every forecaster sees the measurements up to the origin and forecasts the next ``horizon``
-quarters; the share model forecasts at the realised costs (a conditional forecast: costs
-are its input) and includes its measurement noise (it forecasts a measurement).
+Nobody reports a vendor's share of accelerator spend; what is reported is each vendor's
+segment revenue. The targets here are the reported relative sizes: the log ratio of AMD's
+Data Center revenue and of Broadcom's AI revenue to NVIDIA's Data Center revenue in the same
+calendar quarter (``amd_data_center``, ``broadcom_ai`` keys), ``h`` quarters after the
+origin (NVIDIA's ``h``-th next fiscal quarter). Forecasters:
 
-Baselines, both fitted on the measured changes of each vendor up to the origin:
-
-- ``constant_share``: the last measured log-ratio, with a random-walk spread growing with
-  the steps since it;
-- ``rw_drift``: the same plus the mean measured change per quarter (a random walk with
-  drift on log-ratios).
+- ``spend_model``: the spend model refitted at the origin; the ratio of its joint posterior
+  predictive paths of the two series (one set of draws for both);
+- ``constant_share``: the last reported ratio held, with a random-walk spread from the
+  ratio's reported changes (what "shares stay where they are" forecasts);
+- ``rw_drift``: the same plus the mean change per quarter.
 
 The stack mixes the model and ``constant_share`` with the model's weight learnt at each
-origin on the cells of earlier origins whose quarters were measured by then: the quarter
-scored never enters its own weight. Each (forecaster, origin) fit is one harness task.
+origin on earlier origins' scored cells (:func:`forecast.evaluation.spend_backtest.
+stack_results` does the same for the series). Each (forecaster, origin) fit is one harness
+task.
 """
 
 from __future__ import annotations
@@ -30,230 +28,205 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.core.calendar import quarter_index
-from forecast.economics.share_inputs import ShareData
-from forecast.evaluation import harness, scoring
-from forecast.models.share import ShareModel
+from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
+from forecast.core.errors import ForecastError
+from forecast.evaluation import harness
+from forecast.evaluation.spend_backtest import SpendForecaster, cutoffs_for
+from forecast.models.spend.evidence import observed_series
 
-MODEL = "share_model"
+MODEL = "spend_model"
 NAIVE = "constant_share"
 DRIFT = "rw_drift"
-STACK = "stack (share_model + constant_share)"
+STACK = "stack (spend_model + constant_share)"
+#: The rivals' reported series whose ratio to NVIDIA's is scored.
+RIVAL_SERIES: tuple[str, ...] = ("amd_data_center", "broadcom_ai")
+ANCHOR = "nvidia_data_center"
 #: Weights of the model the stack tries.
 STACK_GRID = np.linspace(0.0, 1.0, 21)
 
 
-def _test_quarters(data: ShareData, origin: str, horizon: int) -> list[int]:
-    """Indices of the (up to ``horizon``) quarters after ``origin``."""
-    o = list(data.quarters).index(origin)
-    return list(range(o + 1, min(o + 1 + horizon, len(data.quarters))))
+def reported_ratios(dataset: Any) -> pd.DataFrame:
+    """Log ratio of each rival's reported series to NVIDIA's by calendar quarter (rows) and
+    series (columns), NaN where either is missing."""
+    anchor = observed_series(dataset, ANCHOR).set_index("quarter")["value"]
+    columns = {}
+    for name in RIVAL_SERIES:
+        rival = observed_series(dataset, name).set_index("quarter")["value"]
+        columns[name] = np.log(rival) - np.log(anchor.reindex(rival.index))
+    return pd.DataFrame(columns).sort_index()
+
+
+def anchor_quarters(dataset: Any, cutoff: pd.Timestamp, horizon: int) -> list[str]:
+    """Calendar quarters of NVIDIA's next ``horizon`` fiscal quarters after ``cutoff``."""
+    return _calendar(dataset.as_of(cutoff), ANCHOR, horizon)
 
 
 @dataclass(frozen=True)
-class ShareModelForecast:
-    """The share model as a harness forecaster: cells (vendor, h) of measured log-ratios."""
+class ModelRatios:
+    """The spend model's ratio paths: its joint series paths at each cut-off."""
 
-    data: ShareData
+    dataset: Any
     horizon: int
-    priors: Mapping[str, Any] | None
-    sampler: Mapping[str, Any] | None
     draws: int
     seed: int
+    forecaster: Any
 
-    def __call__(self, origin: str) -> harness.Forecast:
-        """Fit on the quarters up to ``origin``; forecast the next ones at realised costs."""
-        data, labels = self.data, list(self.data.quarters)
-        test = _test_quarters(data, origin, self.horizon)
-        fitted = ShareModel(self.priors, self.sampler).fit(data.window(last=origin))
-        cost = np.exp(data.log_cost[test])[None]
-        paths = fitted.forecast([labels[i] for i in test], draws=self.draws, seed=self.seed,
-                                cost_paths=cost, vendors=list(data.vendors),
-                                measurement=True)["log_ratio"].values
-        cells = {(data.vendors[v], h): paths[:, h - 1, v - 1]
-                 for v in range(1, len(data.vendors)) for h in range(1, len(test) + 1)}
-        return harness.Forecast(cells, fitted.diagnostics())
+    def __call__(self, cutoff: pd.Timestamp) -> harness.Forecast:
+        cut = self.dataset.as_of(cutoff)
+        series = (ANCHOR, *RIVAL_SERIES)
+        # One more quarter than asked: a rival's fiscal calendar may end later than NVIDIA's.
+        paths = self.forecaster(cut, series, self.horizon + 1, self.draws, self.seed)
+        quarters = anchor_quarters(self.dataset, cutoff, self.horizon)
+        by_quarter = {name: dict(zip(_calendar(cut, name, self.horizon + 1),
+                                     np.asarray(paths[name]).T, strict=True))
+                      for name in series if name in paths}
+        cells = {}
+        for name in RIVAL_SERIES:
+            for h, quarter in enumerate(quarters, start=1):
+                if quarter in by_quarter.get(name, {}) and quarter in by_quarter[ANCHOR]:
+                    cells[(name, h)] = (np.log(by_quarter[name][quarter])
+                                        - np.log(by_quarter[ANCHOR][quarter]))
+        return harness.Forecast(cells, dict(getattr(paths, "info", {})))
+
+
+def _calendar(dataset: Any, series: str, count: int) -> list[str]:
+    """Calendar quarters of a series' next ``count`` fiscal quarters."""
+    rows = observed_series(dataset, series)
+    last = pd.Timestamp(rows["calendar_quarter_end"].iloc[-1])
+    return [quarter_label(fiscal_to_calendar_quarter(last + pd.DateOffset(months=3 * h)))
+            for h in range(1, count + 1)]
 
 
 @dataclass(frozen=True)
-class RandomWalkForecast:
-    """Naive forecaster: the last measured log-ratio up to the origin (plus the mean
-    measured change per quarter when ``drift``), with a random-walk spread.
+class HeldRatios:
+    """Constant shares (``drift`` False) or a random walk with drift on the log ratios."""
 
-    For vendor v last measured in quarter ``l <= origin``, the forecast of quarter ``t`` is
-    Normal(y(l) + (t - l) drift, (t - l) var(changes)), the changes being those between
-    consecutive measured quarters up to the origin (none with fewer than two).
-    """
-
-    data: ShareData
+    dataset: Any
     horizon: int
     draws: int
     seed: int
-    drift: bool = False
+    drift: bool
 
-    def __call__(self, origin: str) -> dict[harness.Cell, np.ndarray]:
-        """Samples of every vendor measured at least twice by ``origin``, every horizon."""
-        data = self.data
-        o = list(data.quarters).index(origin)
-        test = _test_quarters(data, origin, self.horizon)
-        name = DRIFT if self.drift else NAIVE
-        rng = np.random.default_rng(harness.task_seed(self.seed, name, origin))
-        cells: dict[harness.Cell, np.ndarray] = {}
-        for v in range(1, len(data.vendors)):
-            past = np.array([i for i in range(o + 1) if data.observed[i, v]])
-            if len(past) < 3:
+    def __call__(self, cutoff: pd.Timestamp) -> dict[harness.Cell, np.ndarray]:
+        ratios = reported_ratios(self.dataset.as_of(cutoff))
+        rng = np.random.default_rng(harness.task_seed(self.seed, "held", self.drift))
+        cells = {}
+        for name in RIVAL_SERIES:
+            history = ratios[name].dropna().to_numpy(float)
+            if len(history) < 3:
                 continue
-            values = data.alr_mean[past, v - 1]
-            steps = np.diff(past)
-            # Changes per quarter between consecutive measurements (gaps spread evenly).
-            per_quarter = np.diff(values) / steps
-            drift = float(np.diff(values).sum() / steps.sum()) if self.drift else 0.0
-            var = float(np.var(per_quarter * np.sqrt(steps), ddof=1))
-            for h, t in enumerate(test, start=1):
-                ahead = t - past[-1]
-                cells[(data.vendors[v], h)] = (values[-1] + ahead * drift + np.sqrt(
-                    ahead * var) * rng.standard_normal(self.draws))
+            steps = np.diff(history)
+            mean = steps.mean() if self.drift else 0.0
+            sd = steps.std(ddof=1)
+            walk = np.cumsum(rng.normal(mean, sd, size=(self.draws, self.horizon)), axis=1)
+            for h in range(1, self.horizon + 1):
+                cells[(name, h)] = history[-1] + walk[:, h - 1]
         return cells
 
 
 @dataclass(frozen=True)
-class ShareActuals:
-    """The measured log-ratio of every vendor measured in the quarters after an origin."""
+class RatioActuals:
+    """The reported log ratios in NVIDIA's next quarters after a cut-off."""
 
-    data: ShareData
+    dataset: Any
     horizon: int
 
-    def __call__(self, origin: str) -> dict[harness.Cell, float]:
-        """Cells (vendor, h) with a measurement in quarter origin + h."""
-        data = self.data
-        return {(data.vendors[v], h): float(data.alr_mean[t, v - 1])
-                for h, t in enumerate(_test_quarters(data, origin, self.horizon), start=1)
-                for v in range(1, len(data.vendors)) if data.observed[t, v]}
+    def __call__(self, cutoff: pd.Timestamp) -> dict[harness.Cell, float]:
+        ratios = reported_ratios(self.dataset)
+        out = {}
+        for h, quarter in enumerate(anchor_quarters(self.dataset, cutoff, self.horizon),
+                                    start=1):
+            for name in RIVAL_SERIES:
+                if quarter in ratios.index and np.isfinite(ratios.loc[quarter, name]):
+                    out[(name, h)] = float(ratios.loc[quarter, name])
+        return out
 
 
-def share_origins(data: ShareData, origins: int, horizon: int) -> list[str]:
-    """The last ``origins`` quarters that leave at least one quarter to score, each with at
-    least three measured quarters of some rival before it."""
-    labels = list(data.quarters)
-    usable = [q for i, q in enumerate(labels[:-1])
-              if data.observed[: i + 1, 1:].sum(axis=0).max() >= 3]
+def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draws: int = 1000,
+                       seed: int = 0, map_fn: harness.MapFn = map,
+                       progress: Callable[[str], None] | None = None,
+                       sampler: Mapping[str, Any] | None = None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Backtest the spend model's shares against constant shares and a drift walk, and
+    their out-of-sample stack; returns ``(tidy, summary)`` with the harness's JSON summary in
+    ``tidy.attrs["report"]`` (``python cli.py backtest share``)."""
+    cutoffs = cutoffs_for(dataset, ANCHOR, origins, horizon)
+    usable = [c for c in cutoffs if len(reported_ratios(dataset.as_of(c)).dropna()) >= 3]
     if not usable:
-        raise ValueError("share backtest: no origin has three measured quarters before it")
-    return usable[-origins:]
+        raise ForecastError("share backtest: no origin has three quarters of reported ratios")
+    tasks = {MODEL: ModelRatios(dataset, horizon, draws, seed,
+                                SpendForecaster(**dict(sampler or {}))),
+             NAIVE: HeldRatios(dataset, horizon, draws, seed, drift=False),
+             DRIFT: HeldRatios(dataset, horizon, draws, seed, drift=True)}
+    results = []
+    for result in map_fn(harness.run_task, harness.make_tasks(tasks, usable)):
+        if progress is not None and result.error is None:
+            progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
+                     f"{result.seconds:.1f}s")
+        results.append(result)
+    actuals = RatioActuals(dataset, horizon)
+    truth = {cutoff: actuals(cutoff) for cutoff in usable}
+    results += _stack(results, truth, seed)
+    scored = harness.score_results(results, truth, range(1, horizon + 1), log_scores=False)
+    report = harness.summarize_scores(scored)
+    tidy = scored.rename(columns={"forecaster": "model", "key": "series"})
+    tidy.attrs["report"] = report
+    tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs.get("info", [])
+                          if entry["forecaster"] == MODEL and entry["info"]]
+    summary = (tidy.groupby("model")[["crps", "in_80", "in_95", "pit"]].mean()
+               .rename(columns={"in_80": "coverage_80", "in_95": "coverage_95",
+                                "pit": "mean_pit"}).reset_index())
+    return tidy, summary
 
 
-def _weight(pairs: list[tuple[np.ndarray, np.ndarray, float]], seed: int) -> float:
-    """The grid weight of the model with the lowest mean CRPS on ``pairs`` (0.5 with none)."""
-    if not pairs:
-        return 0.5
-    model = np.stack([p[0] for p in pairs], axis=1)
-    naive = np.stack([p[1] for p in pairs], axis=1)
-    actual = np.array([p[2] for p in pairs])
-    take = np.random.default_rng(seed).random(model.shape[0])
-    losses = [scoring.crps_samples(np.where((take < w)[:, None], model, naive), actual).mean()
-              for w in STACK_GRID]
-    return float(STACK_GRID[int(np.argmin(losses))])
-
-
-def stack_results(results: Sequence[harness.TaskResult], actuals: ShareActuals,
-                  origins: Sequence[str], seed: int) -> list[harness.TaskResult]:
-    """One stacked forecast per origin (model + constant share), its weight learnt on the
-    cells of earlier origins whose quarters were measured by this origin."""
-    by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
-    seen: list[tuple[np.ndarray, np.ndarray, float, int]] = []
-    stacked = []
-    for origin in origins:
-        model, naive = by_key.get((MODEL, origin)), by_key.get((NAIVE, origin))
+def _stack(results: Sequence[harness.TaskResult], truth: Mapping[Any, Mapping[Any, float]],
+           seed: int) -> list[harness.TaskResult]:
+    """The model mixed with constant shares, its weight learnt on earlier origins only."""
+    by = {(r.forecaster, r.origin): r for r in results if r.error is None}
+    origins = sorted({r.origin for r in results})
+    out = []
+    for k, origin in enumerate(origins):
+        model, naive = by.get((MODEL, origin)), by.get((NAIVE, origin))
         if model is None or naive is None:
             continue
-        now = quarter_index(origin)
-        weight = _weight([(m, n, a) for m, n, a, q in seen if q <= now], seed)
-        where = {cell: j for j, cell in enumerate(naive.cells)}
-        cells = [cell for cell in model.cells if cell in where]
-        mine = model.samples[:, [model.cells.index(c) for c in cells]]
-        theirs = naive.samples[:, [where[c] for c in cells]]
-        take = np.random.default_rng(harness.task_seed(seed, STACK, origin)).random(
-            mine.shape[0]) < weight
-        mixed = np.where(take[:, None], mine, theirs)
-        stacked.append(harness.TaskResult(STACK, origin, cells, mixed, {"weight": weight}, 0.0))
-        truth = actuals(origin)
-        for j, cell in enumerate(cells):
-            if cell in truth:
-                seen.append((mine[:, j], theirs[:, j], truth[cell], now + cell[1]))
-    return stacked
+        weight = _weight(by, origins[:k], truth)
+        common = [c for c in model.cells if c in naive.cells]
+        rng = np.random.default_rng(harness.task_seed(seed, "stack", k))
+        columns = []
+        for cell in common:
+            a = model.samples[:, model.cells.index(cell)]
+            b = naive.samples[:, naive.cells.index(cell)]
+            pick = rng.random(len(a)) < weight
+            columns.append(np.where(pick, a, b[: len(a)]))
+        samples = np.stack(columns, axis=1) if columns else np.empty((0, 0))
+        out.append(harness.TaskResult(STACK, origin, common, samples, {"weight": weight}, 0.0))
+    return out
 
 
-def share_backtest(data: ShareData, origins: Sequence[str], horizon: int = 4,
-                   priors: Mapping[str, Any] | None = None,
-                   sampler: Mapping[str, Any] | None = None, draws: int = 1000, seed: int = 0,
-                   *, map_fn: harness.MapFn = map,
-                   progress: Callable[[str], None] | None = None) -> pd.DataFrame:
-    """The harness's scored frame of the model, both baselines and the stack.
+def _weight(by: Mapping[tuple[str, Any], harness.TaskResult], earlier: Sequence[Any],
+            truth: Mapping[Any, Mapping[Any, float]]) -> float:
+    """The model's weight with the lowest mean CRPS on earlier origins' cells (0.5 at the
+    first origin)."""
+    from forecast.evaluation import scoring
 
-    ``attrs``: ``report`` (:func:`~forecast.evaluation.harness.summarize_scores`),
-    ``weights`` (the stack's weight of the model per origin), ``fits`` (the model's
-    diagnostics per origin). The model, the baselines and the stack are scored on the cells
-    all of them forecast. Scores on log-ratios: ``log_crps`` is not defined (NaN).
-    """
-    labels = list(data.quarters)
-    for origin in origins:
-        labels.index(origin)  # ValueError for an unknown origin, before any fit
-    usable = [origin for origin in origins if _test_quarters(data, origin, horizon)]
-    forecasters = {MODEL: ShareModelForecast(data, horizon, priors, sampler, draws, seed),
-                   NAIVE: RandomWalkForecast(data, horizon, draws, seed),
-                   DRIFT: RandomWalkForecast(data, horizon, draws, seed, drift=True)}
-    results = []
-    for result in map_fn(harness.run_task, harness.make_tasks(forecasters, usable)):
-        if progress is not None and result.error is None:
-            progress(f"{result.forecaster} as of {result.origin}: {result.seconds:.1f}s")
-        results.append(result)
-    actuals = ShareActuals(data, horizon)
-    stacked = stack_results(results, actuals, usable, seed)
-    truth = {origin: actuals(origin) for origin in usable}
-    scored = harness.score_results(results + stacked, truth, range(1, horizon + 1),
-                                   common_cells=True, log_scores=False)
-    scored.attrs["report"] = harness.summarize_scores(scored)
-    scored.attrs["weights"] = {str(r.origin): r.info["weight"] for r in stacked}
-    scored.attrs["fits"] = {str(r.origin): r.info for r in results
-                            if r.forecaster == MODEL and r.error is None}
-    return scored
+    pairs = []
+    for origin in earlier:
+        model, naive = by.get((MODEL, origin)), by.get((NAIVE, origin))
+        if model is None or naive is None:
+            continue
+        for cell, value in truth.get(origin, {}).items():
+            if cell in model.cells and cell in naive.cells:
+                pairs.append((model.samples[:, model.cells.index(cell)],
+                              naive.samples[:, naive.cells.index(cell)], value))
+    if not pairs:
+        return 0.5
+    rng = np.random.default_rng(0)
 
+    def loss(w: float) -> float:
+        total = 0.0
+        for a, b, value in pairs:
+            mixed = np.where(rng.random(len(a)) < w, a, b[: len(a)])
+            total += float(scoring.crps_samples(mixed, value))
+        return total / len(pairs)
 
-def summary_table(scored: pd.DataFrame) -> pd.DataFrame:
-    """Per model, pooled (horizon "all") and per horizon: n, CRPS, pinball, coverage, PIT."""
-    rows = []
-    for name in pd.unique(scored["forecaster"]):
-        mine = scored[scored["forecaster"] == name]
-        groups = [("all", mine)] + [(str(h), g) for h, g in mine.groupby("horizon")]
-        for horizon, group in groups:
-            rows.append({"model": name, "horizon": horizon, "n": len(group),
-                         "crps": group["crps"].mean(), "pinball": group["pinball"].mean(),
-                         "coverage_80": group["in_80"].mean(),
-                         "coverage_95": group["in_95"].mean(), "mean_pit": group["pit"].mean()})
-    return pd.DataFrame(rows)
-
-
-def backtest_share_cli(dataset: Any, *, origins: int, horizon: int, draws: int,
-                       seed: int = 0, map_fn: harness.MapFn = map,
-                       scenario: str = "base",
-                       progress: Callable[[str], None] | None = None
-                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``python cli.py backtest share``: fit the market model of ``scenario`` on the whole
-    dataset (its default sampler), measure the log-ratios the share model is fitted to, and
-    run :func:`share_backtest` over the last ``origins`` usable quarters.
-
-    Returns ``(scored, summary)``: the harness's frame with its ``attrs`` and
-    :func:`summary_table`.
-    """
-    from forecast.models.market import MarketModel
-    from forecast.scenarios import load_scenario
-
-    spec = load_scenario(scenario)
-    if progress is not None:
-        progress(f"market model ({spec.name}): sampling the measurements...")
-    market = MarketModel.from_scenario(spec).fit_dataset(dataset, spec)
-    data = ShareModel.from_scenario(spec).prepare(dataset, spec, upstream={"market": market})
-    cuts = share_origins(data, origins, horizon)
-    scored = share_backtest(data, cuts, horizon, priors=ShareModel.scenario_priors(spec),
-                            draws=draws, seed=seed, map_fn=map_fn, progress=progress)
-    scored.attrs["market_fit"] = market.diagnostics()
-    return scored, summary_table(scored)
+    return float(min(STACK_GRID, key=loss))

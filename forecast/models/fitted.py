@@ -151,13 +151,14 @@ class Fitted:
 
     def _thinned_inference_data(self) -> Any:
         """The InferenceData of a shipped fit: its forecast posterior with the other free
-        variables, log likelihood and observed data it keeps for checks (all thinned alike).
+        variables, log likelihood, sampler statistics and observed data it keeps for checks
+        (all thinned alike).
         """
         import arviz as az
 
         checksums = getattr(self, "_stored_checksums", None)
         groups = {}
-        for group in ("posterior", "log_likelihood", "observed_data"):
+        for group in ("posterior", "log_likelihood", "sample_stats", "observed_data"):
             values = fastio.load_posterior(self.directory, checksums, stem=f"inference_{group}")
             if values is None and (self.directory / f"inference_{group}.npz").exists():
                 raise fastio.damaged(self.directory / f"inference_{group}.npz", "unreadable")

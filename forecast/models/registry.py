@@ -8,24 +8,20 @@ Importing this module does not import PyMC (the builders import it when they run
 from __future__ import annotations
 
 from forecast.core.errors import FitError
-from forecast.models.aws_silicon import AwsSiliconModel
 from forecast.models.diffusion import DiffusionModel
 from forecast.models.fitted import Fitted
-from forecast.models.market import MarketModel
 from forecast.models.price import PriceModel
 from forecast.models.protocol import BayesianModel
-from forecast.models.share import ShareModel
+from forecast.models.spend.model import SpendModel
 
 #: Every model of the package, by name.
 MODELS: dict[str, type[BayesianModel]] = {
-    model.name: model for model in (PriceModel, MarketModel, ShareModel, DiffusionModel,
-                                    AwsSiliconModel)
+    model.name: model for model in (PriceModel, SpendModel, DiffusionModel)
 }
 
 #: The models a scenario's forecast needs, in fitting order: a model comes after the models
-#: its inputs read (its ``upstream``: the AWS silicon model reads the market model's AWS
-#: spend).
-SCENARIO_MODELS: tuple[str, ...] = ("price", "market", "share", "aws_silicon")
+#: its inputs read (its ``upstream``; none of these reads another).
+SCENARIO_MODELS: tuple[str, ...] = ("price", "spend")
 
 
 def model_class(name: str) -> type[BayesianModel]:
@@ -43,5 +39,5 @@ def fitted_class(name: str) -> type[Fitted]:
 
 
 def name_of_key(key: str) -> str:
-    """The model name of a stored model key (``market-1a2b...`` -> ``market``)."""
+    """The model name of a stored model key (``spend-1a2b...`` -> ``spend``)."""
     return key.split("-", 1)[0]

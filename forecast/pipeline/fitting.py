@@ -1,12 +1,11 @@
 """Fit every model for one or more scenarios and store the result as one versioned fit.
 
-A scenario sets the priors: ``[priors.price]``, ``[priors.market]`` (with the TAM ceiling from
-its ``tam_ceiling_usd_billions`` input), ``[priors.share]`` and ``[priors.aws_silicon]``. The
-models are fitted in the order of :data:`~forecast.models.registry.SCENARIO_MODELS`; the AWS
-silicon model comes after the market model, whose AWS spend is its input. Each model is
-identified by a digest of its priors and of the data it is fitted to (the prepared frames, not
-the raw files, and for the AWS silicon model the market fit's spend), so scenarios whose priors
-and inputs agree share a model (bull, base and bear share one price model); and a model whose
+A scenario sets the priors (``[priors.price]``, ``[priors.spend]``) and the spend model's cost
+basis (its MFU and TCO inputs). The models are fitted in the order of
+:data:`~forecast.models.registry.SCENARIO_MODELS`. Each model is identified by a digest of its
+priors and of the data it is fitted to (the prepared frames, not the raw files), so scenarios
+whose priors and inputs agree share a model (bull, base and bear share one price model); and a
+model whose
 priors and inputs are unchanged since a stored fit that passed its gate is reused rather than
 sampled again. This module imports
 PyMC (through the model classes' ``fit``); forecasting does not need it.
@@ -57,7 +56,7 @@ def model_inputs(name: str, dataset: Dataset, scenario: Any,
                  fitted: Mapping[str, Any] | None = None) -> Any:
     """What a model is fitted to: its ``prepare`` of the data (and of the scenario, for
     models whose inputs depend on it, and of the scenario's ``fitted`` models by name, for
-    models fitted after others: the AWS silicon model reads the market model's AWS spend)."""
+    models fitted after others, the ``upstream`` of a model)."""
     model = model_class(name)()
     missing = [other for other in model.upstream if other not in (fitted or {})]
     if missing:
@@ -74,8 +73,8 @@ def model_key(name: str, priors: Mapping[str, Any], inputs: Any) -> str:
 
 def model_sampler(name: str, sampler: Mapping[str, Any] | None) -> dict[str, Any]:
     """The sampler settings for model ``name``: the settings shared by every model, then
-    those under the model's own name (``{"draws": 1000, "share": {"draws": 300}}`` gives the
-    share model 300 draws and every other model 1,000)."""
+    those under the model's own name (``{"draws": 1000, "spend": {"draws": 300}}`` gives the
+    spend model 300 draws and every other model 1,000)."""
     sampler = sampler or {}
     shared = {key: value for key, value in sampler.items() if not isinstance(value, Mapping)}
     return {**shared, **sampler.get(name, {})}
@@ -186,7 +185,7 @@ def find_fit(scenario: Any, root: str | Path | None = None,
     """The scenario's models from the requested fit (which must be published) or from the
     latest published fit covering its priors; None when no fit covers them.
 
-    Returns a bundle keyed by model name (``price``, ``market``, ``share``, ``aws_silicon``; see
+    Returns a bundle keyed by model name (``price``, ``spend``; see
     :meth:`~forecast.store.bundles.FitBundle.for_scenario`).
     """
     wanted = priors_digest(scenario)

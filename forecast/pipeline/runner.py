@@ -103,13 +103,13 @@ def load_run(
 
             check_current({"fit_id": bundle.fit_id, **bundle.meta}, dataset.data_hash)
         if paths is not None:
-            check_paths(scenario, dataset, bundle.models["market"].timeline[-1], *paths)
+            check_paths(scenario, dataset, bundle.models["spend"].window[-1], *paths)
         return scenario, dataset, bundle
     # No fit covers this scenario: fit it on the data of the newest published fit.
     dataset = fit_dataset(data_dir if data_dir is not None else latest_data_dir(root),
                           None, root=root)
     if paths is not None:
-        check_paths(scenario, dataset, _market_data_end(dataset), *paths)
+        check_paths(scenario, dataset, _spend_data_end(dataset), *paths)
     check_store_writable(root)
     return scenario, dataset, _fit_for(scenario, dataset, root, progress)
 
@@ -128,11 +128,12 @@ def _fit_for(scenario: Any, dataset: Dataset, root: str | Path | None,
     return bundle.for_scenario(priors_digest(scenario))
 
 
-def _market_data_end(dataset: Dataset) -> str:
-    """The last quarter the market model would be fitted to (its forecasts start after)."""
-    from forecast.models.market import market_timeline, prepare_market_data
+def _spend_data_end(dataset: Dataset) -> str:
+    """The last quarter the spend model would be fitted to (its forecasts start after)."""
+    from forecast.models.spend.data import spend_timeline
+    from forecast.models.spend.evidence import observation_frames
 
-    return market_timeline(prepare_market_data(dataset))[-1]
+    return spend_timeline(observation_frames(dataset))[-1]
 
 
 def check_paths(scenario: Any, dataset: Dataset, data_end: str, draws: int | None,
@@ -147,7 +148,7 @@ def check_paths(scenario: Any, dataset: Dataset, data_end: str, draws: int | Non
     dataset
         The data (their vendor groups size the paths).
     data_end
-        The market model's last quarter (``2025Q3``): the paths start after it.
+        The spend model's last quarter (``2025Q3``): the paths start after it.
     draws, horizon
         The paths asked for (None: the scenario's).
 
@@ -228,7 +229,7 @@ def preflight(names: Sequence[str] | None, draws: int | None, *, horizon: int | 
     scenarios = [load_scenario(name) for name in names] if names else list_scenarios()
     dataset = fit_dataset(data_dir if data_dir is not None else latest_data_dir(root), None,
                           root=root)
-    data_end = _market_data_end(dataset)
+    data_end = _spend_data_end(dataset)
     for scenario in scenarios:
         check_memory(scenario.draws if draws is None else draws,
                      scenario.horizon if horizon is None else horizon, data_end, dataset)

@@ -9,7 +9,8 @@ forecasts, ``series``, ``check`` and the theses read:
   :data:`ROUNDING_SHARE` of the variable's Monte Carlo standard error (:func:`float32_safe`),
   zip-compressed (``posterior.npz``);
 - what ``check`` needs besides it, thinned the same way: the other free variables, the
-  pointwise log likelihood and the observed data (``inference_*.npz``);
+  pointwise log likelihood, the sampler's statistics (divergences...) and the observed data
+  (``inference_*.npz``);
 - the fitted data frames, summary table (the full fit's diagnostics) and configuration;
 - ``bundle.json``: the provenance (data hash, code and model versions, sampler settings,
   diagnostics, draws kept and their effective sample size) and every file's SHA-256, in the
@@ -185,8 +186,9 @@ def _write_model(fitted: Any, target: Path, keep: int) -> dict[str, Any]:
     fastio.save_posterior(posterior, target, compress=True)
     extra = [name for name in idata.posterior.data_vars if name not in fitted.posterior]
     groups = {"posterior": idata.posterior[extra]} if extra else {}
-    if "log_likelihood" in idata.groups():
-        groups["log_likelihood"] = idata.log_likelihood
+    for group in ("log_likelihood", "sample_stats"):
+        if group in idata.groups():
+            groups[group] = getattr(idata, group)
     for group, values in groups.items():
         reduced, more = _reduced(values, draws)
         narrowed += [f"{group}/{name}" for name in more]

@@ -28,17 +28,17 @@ def test_every_model_is_a_protocol_model() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_protocol_round_trip(name: str, fit_store: Path, tmp_path: Path) -> None:
+def test_protocol_round_trip(name: str, shipped_store: Path, tmp_path: Path) -> None:
     scenario = load_scenario("base")
     model = MODELS[name].from_scenario(scenario)
     # A model fitted after others (AWS silicon after the market) reads their stored fits.
-    upstream = find_fit(scenario, fit_store).models if model.upstream else {}
+    upstream = find_fit(scenario, shipped_store).models if model.upstream else {}
     inputs = model.prepare_with(load_dataset(), scenario, upstream)
     built = model.build(inputs)
     assert built.observed_RVs, f"{name}: the PyMC model observes nothing"
     if name in SCENARIO_MODELS:
         # The session's light fit store fitted these through the same template.
-        fitted = find_fit(scenario, fit_store).models[name]
+        fitted = find_fit(scenario, shipped_store).models[name]
     else:
         fitted = model.fit(inputs, **TINY)
     time_dim = "quarter" if name in SCENARIO_MODELS else "period"

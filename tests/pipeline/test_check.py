@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_price_check_covers_every_observation(fit_store: Path) -> None:
-    result = check_model("price", "base", root=fit_store, seed=1)
+def test_price_check_covers_every_observation(shipped_store: Path) -> None:
+    result = check_model("price", "base", root=shipped_store, seed=1)
     observations = len(prepare_price_data(load_dataset()).observations)
     row = result.coverage.set_index("variable").loc["log_price"]
     assert row["n"] == observations and result.loo["n"] == observations
@@ -30,10 +30,10 @@ def test_price_check_covers_every_observation(fit_store: Path) -> None:
 
 
 @pytest.mark.slow
-def test_check_command_prints_coverage_and_pareto_k(fit_store: Path) -> None:
+def test_check_command_prints_coverage_and_pareto_k(shipped_store: Path) -> None:
     done = subprocess.run(
         [sys.executable, "cli.py", "check", "market", "--scenario", "base",
-         "--artifacts", str(fit_store)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+         "--artifacts", str(shipped_store)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "coverage_50" in done.stdout and "coverage_90" in done.stdout
     assert "PSIS-LOO" in done.stdout and "Pareto k" in done.stdout

@@ -137,7 +137,7 @@ def _cli_sweep(store: Path, out: Path, *extra: str,
     return pd.read_parquet(out / "sweep_base.parquet")
 
 
-def test_backtest_and_sweep_on_a_real_cluster_equal_the_serial_runs(cluster, fit_store,
+def test_backtest_and_sweep_on_a_real_cluster_equal_the_serial_runs(cluster, shipped_store,
                                                                      tmp_path) -> None:
     from forecast.evaluation.share_backtest import share_backtest
     from forecast.pipeline.execution import ENV_SCHEDULER, executor
@@ -155,20 +155,20 @@ def test_backtest_and_sweep_on_a_real_cluster_equal_the_serial_runs(cluster, fit
     pd.testing.assert_frame_equal(serial[columns].reset_index(drop=True),
                                   distributed[columns].reset_index(drop=True), rtol=1e-9)
 
-    reference = _cli_sweep(fit_store, tmp_path / "serial", "--workers", "0")
-    by_flag = _cli_sweep(fit_store, tmp_path / "flag", "--scheduler", cluster.address)
-    by_env = _cli_sweep(fit_store, tmp_path / "env", env={ENV_SCHEDULER: cluster.address})
+    reference = _cli_sweep(shipped_store, tmp_path / "serial", "--workers", "0")
+    by_flag = _cli_sweep(shipped_store, tmp_path / "flag", "--scheduler", cluster.address)
+    by_env = _cli_sweep(shipped_store, tmp_path / "env", env={ENV_SCHEDULER: cluster.address})
     assert len(reference) == 6 * 2
     pd.testing.assert_frame_equal(reference, by_flag, check_exact=True)
     pd.testing.assert_frame_equal(reference, by_env, check_exact=True)
 
 
-def test_a_worker_killed_mid_sweep_has_its_tasks_rescheduled(cluster, fit_store) -> None:
+def test_a_worker_killed_mid_sweep_has_its_tasks_rescheduled(cluster, shipped_store) -> None:
     from forecast.pipeline.execution import executor
     from forecast.pipeline.sweep import run_sweep
 
     vary = ["mfu_aws=0.2:0.4:4", "aws_supply_cap_share=0.05:0.2:3"]
-    options = {"draws": 1500, "seeds": 2, "root": fit_store}
+    options = {"draws": 1500, "seeds": 2, "root": shipped_store}
     serial = run_sweep("base", vary, **options)
     killed: list[str] = []
     holder: dict[str, object] = {}

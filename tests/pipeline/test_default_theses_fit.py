@@ -20,10 +20,10 @@ DRAWS = 1000
 
 
 @pytest.fixture(scope="module")
-def runs(fit_store):
+def runs(shipped_store):
     from forecast.pipeline.runner import run_scenario
 
-    return {name: run_scenario(name, draws=DRAWS, root=fit_store) for name in SCENARIOS}
+    return {name: run_scenario(name, draws=DRAWS, root=shipped_store) for name in SCENARIOS}
 
 
 def test_every_default_thesis_has_a_probability_under_each_scenario(runs) -> None:

@@ -207,10 +207,10 @@ def test_the_forecast_command_and_serial_runs_never_import_dask() -> None:
 
 
 @pytest.mark.slow
-def test_cli_forecast_never_imports_dask(fit_store) -> None:
+def test_cli_forecast_never_imports_dask(shipped_store) -> None:
     code = (
         "import sys, cli\n"
-        f"code = cli.main(['forecast', '--artifacts', {str(fit_store)!r}, '--draws', '200',"
+        f"code = cli.main(['forecast', '--artifacts', {str(shipped_store)!r}, '--draws', '200',"
         " '--format', 'json'])\n"
         "assert code == 0, code\n"
         "print('LOADED', sorted({m.split('.')[0] for m in sys.modules}"

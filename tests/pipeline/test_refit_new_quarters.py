@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -43,10 +42,8 @@ NEW_ROWS = [
 
 
 @pytest.fixture
-def store(fit_store: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "artifacts"
-    shutil.copytree(fit_store, copy)
-    return copy
+def store(seeded_store: Path) -> Path:
+    return seeded_store
 
 
 @pytest.fixture

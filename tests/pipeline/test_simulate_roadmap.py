@@ -9,14 +9,14 @@ import pytest
 
 
 @pytest.mark.slow
-def test_a_scenario_without_nvidia_price_erosion_keeps_nvidia_costs_higher(fit_store) -> None:
+def test_a_scenario_without_nvidia_price_erosion_keeps_nvidia_costs_higher(shipped_store) -> None:
     """NVIDIA's erosion input replaced by one fixed at 0 (the [price_erosion] table of a user
     scenario) must leave NVIDIA's 2030 cost above the shipped scenario's: the table is read,
     not a shipped copy of it."""
     from forecast.pipeline.runner import load_run
     from forecast.pipeline.simulate import simulate
 
-    scenario, dataset, bundle = load_run("base", root=fit_store)
+    scenario, dataset, bundle = load_run("base", root=shipped_store)
     inputs = scenario.sample(400, seed=3)
     inputs["no_erosion"] = 0.0
     flat = dataclasses.replace(scenario, price_erosion={**scenario.price_erosion,

@@ -7,11 +7,11 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def base_run(fit_store):
+def base_run(shipped_store):
     from forecast.pipeline.runner import load_run
     from forecast.pipeline.simulate import simulate
 
-    scenario, dataset, bundle = load_run("base", root=fit_store)
+    scenario, dataset, bundle = load_run("base", root=shipped_store)
     return bundle, simulate(bundle, dataset, scenario, draws=400, seed=5)
 
 

@@ -108,16 +108,16 @@ VARY = ["mfu_aws=0.2:0.4:3", "aws_supply_cap_share=0.1:0.2:2"]
 
 
 @pytest.mark.slow
-def test_grid_points_equal_single_simulate_runs(fit_store) -> None:
+def test_grid_points_equal_single_simulate_runs(shipped_store) -> None:
     from forecast.pipeline.runner import load_run
     from forecast.pipeline.simulate import simulate
     from forecast.pipeline.sweep import point_row, run_sweep
 
-    result = run_sweep("base", VARY, draws=300, seed=5, seeds=2, root=fit_store)
+    result = run_sweep("base", VARY, draws=300, seed=5, seeds=2, root=shipped_store)
     table = result.table
     assert len(table) == 6 * 2 and list(table["point"]) == [p for p in range(6) for _ in (0, 1)]
     assert list(table.columns[:4]) == ["point", "seed", "mfu_aws", "aws_supply_cap_share"]
-    scenario, dataset, bundle = load_run("base", root=fit_store)
+    scenario, dataset, bundle = load_run("base", root=shipped_store)
     for index in (0, 7, 11):
         row = table.iloc[index]
         inputs = scenario.sample(300, seed=int(row["seed"]))
@@ -133,21 +133,21 @@ def test_grid_points_equal_single_simulate_runs(fit_store) -> None:
 
 
 @pytest.mark.slow
-def test_sweep_on_a_local_cluster_equals_the_serial_sweep(fit_store) -> None:
+def test_sweep_on_a_local_cluster_equals_the_serial_sweep(shipped_store) -> None:
     from forecast.pipeline.execution import executor
     from forecast.pipeline.sweep import run_sweep
 
-    serial = run_sweep("bull", VARY, draws=250, seeds=2, root=fit_store)
+    serial = run_sweep("bull", VARY, draws=250, seeds=2, root=shipped_store)
     with executor(2) as task_map:
-        other = run_sweep("bull", VARY, draws=250, seeds=2, root=fit_store, map_fn=task_map)
+        other = run_sweep("bull", VARY, draws=250, seeds=2, root=shipped_store, map_fn=task_map)
     pd.testing.assert_frame_equal(serial.table, other.table, check_exact=True)
 
 
 @pytest.mark.slow
-def test_cli_sweep_writes_the_table_and_the_heat_map(fit_store, tmp_path) -> None:
+def test_cli_sweep_writes_the_table_and_the_heat_map(shipped_store, tmp_path) -> None:
     out = tmp_path / "out"
     result = subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), "sweep", "--artifacts", str(fit_store),
+        [sys.executable, str(ROOT / "cli.py"), "sweep", "--artifacts", str(shipped_store),
          "--vary", "mfu_aws=0.2:0.4:3", "--vary", "trainium4_launch_quarter=2026Q4:2027Q4:3",
          "--draws", "200", "--seeds", "2", "--thesis", "aws_rental_run_rate_50b_by_2030",
          "--workers", "0", "--out", str(out)],

@@ -74,7 +74,7 @@ def test_theses_lines_give_the_first_year_distribution() -> None:
 
 
 @pytest.mark.slow
-def test_cli_compare_lists_every_thesis_of_the_shipped_scenarios(fit_store) -> None:
+def test_cli_compare_lists_every_thesis_of_the_shipped_scenarios(shipped_store) -> None:
     import subprocess
     import sys
     from pathlib import Path
@@ -84,7 +84,7 @@ def test_cli_compare_lists_every_thesis_of_the_shipped_scenarios(fit_store) -> N
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run([sys.executable, str(root / "cli.py"), "forecast", "--compare",
                              "bull", "base", "bear", "--draws", "400", "--artifacts",
-                             str(fit_store)], capture_output=True, text=True, cwd=root,
+                             str(shipped_store)], capture_output=True, text=True, cwd=root,
                             timeout=600)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()

@@ -141,18 +141,18 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys, tmp_path) -> No
 
 
 @pytest.mark.slow
-def test_cli_believe_on_the_fit_store_reproduces_the_api(fit_store) -> None:
+def test_cli_believe_on_the_fit_store_reproduces_the_api(shipped_store) -> None:
     from forecast.pipeline.believe_run import belief_summary, run_believe
 
     command = [sys.executable, str(ROOT / "cli.py"), "believe", "trainium3_half_cost",
                "--scenario", "bear", "--draws", "400", "--seed", "3", "--artifacts",
-               str(fit_store)]
+               str(shipped_store)]
     result = subprocess.run([*command, "--format", "json"], capture_output=True, text=True,
                             cwd=ROOT, timeout=600)
     assert result.returncode == 0, result.stderr
     shown = json.loads(result.stdout)
     api = belief_summary(run_believe("trainium3_half_cost", "bear", draws=400, seed=3,
-                                     root=fit_store))
+                                     root=shipped_store))
     assert shown == json.loads(json.dumps(api, default=str))
     # The thesis metric is a cost ratio: the scenario's prices and utilisations decide it.
     assert shown["decided_by"] == "inputs"
@@ -162,13 +162,13 @@ def test_cli_believe_on_the_fit_store_reproduces_the_api(fit_store) -> None:
 
 
 @pytest.mark.slow
-def test_the_report_section_shows_what_the_command_and_the_forecast_give(fit_store) -> None:
+def test_the_report_section_shows_what_the_command_and_the_forecast_give(shipped_store) -> None:
     from forecast.pipeline.believe_run import run_believe
     from forecast.pipeline.runner import load_run, run_scenario
     from forecast.reporting.report.believe_section import believe as believe_section
 
-    result = run_scenario("base", draws=400, root=fit_store)
-    scenario, dataset, bundle = load_run("base", root=fit_store, fit_id=result.fit_id)
+    result = run_scenario("base", draws=400, root=shipped_store)
+    scenario, dataset, bundle = load_run("base", root=shipped_store, fit_id=result.fit_id)
     b = ReportBuilder()
     believe_section(b, result, scenario, dataset, bundle, draws=400)
     theses = result.theses().set_index("name")
@@ -178,21 +178,21 @@ def test_the_report_section_shows_what_the_command_and_the_forecast_give(fit_sto
         shown = b.numbers[f"believe:{name}:probability"]
         # The same paths as the forecast's, and what `cli.py believe` prints.
         assert shown == theses.loc[name, "probability"]
-        command = run_believe(name, "base", draws=400, seed=result.seed, root=fit_store)
+        command = run_believe(name, "base", draws=400, seed=result.seed, root=shipped_store)
         assert shown == command.probability
         assert (b.numbers[f"believe:{name}:probability_after_shift"]
                 == command.search.probability)
 
 
 @pytest.mark.slow
-def test_a_by_thesis_and_a_past_period_from_a_stored_fit(fit_store) -> None:
+def test_a_by_thesis_and_a_past_period_from_a_stored_fit(shipped_store) -> None:
     from forecast.core.errors import ForecastError
     from forecast.pipeline.believe_run import believe_from_fit
     from forecast.pipeline.runner import load_run
     from forecast.pipeline.simulate import simulate
     from forecast.pipeline.theses import evaluate_thesis
 
-    scenario, dataset, bundle = load_run("base", root=fit_store)
+    scenario, dataset, bundle = load_run("base", root=shipped_store)
     table = {"statement": "s", "metric": "tam", "aggregate": "sum", "comparator": ">=",
              "threshold": 300.0}
     by = ThesisSpec(name="tam_300_by_2029", period="2029", when="by", **table)

@@ -307,11 +307,11 @@ def test_cli_report_bad_input_fails_fast(args, capsys, tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def built(fit_store, tmp_path_factory) -> Path:
+def built(shipped_store, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report")
     result = subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), "report", "--scenario", "bull", "--out",
-         str(out), "--artifacts", str(fit_store), "--draws", str(DRAWS)],
+         str(out), "--artifacts", str(shipped_store), "--draws", str(DRAWS)],
         capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert result.returncode == 0, result.stderr
     assert f"wrote {out / 'report_bull.html'}" in result.stdout
@@ -364,7 +364,7 @@ def test_every_image_is_non_empty(built):
 
 
 @pytest.mark.slow
-def test_report_numbers_equal_the_python_api(built, fit_store):
+def test_report_numbers_equal_the_python_api(built, shipped_store):
     from forecast.core.presentation import HEADLINE
     from forecast.pipeline.results import quantile_table
     from forecast.pipeline.runner import load_run, run_scenario
@@ -389,7 +389,7 @@ def test_report_numbers_equal_the_python_api(built, fit_store):
             assert value == float(expected), (key, value, expected)
         assert text == format_number(float(expected), unit), (key, text)
 
-    api = run_scenario("bull", draws=DRAWS, root=fit_store)
+    api = run_scenario("bull", draws=DRAWS, root=shipped_store)
     table = quantile_table(api, HEADLINE)
     assert len(table) > 20
     for row in table.itertuples(index=False):
@@ -402,13 +402,13 @@ def test_report_numbers_equal_the_python_api(built, fit_store):
         check(f"thesis:{row.name}:mcse", row.mcse, "probability")
     horizon = str(api.meta["horizon"])
     for name in ("bull", "base", "bear"):
-        other = api if name == "bull" else run_scenario(name, draws=DRAWS, root=fit_store)
+        other = api if name == "bull" else run_scenario(name, draws=DRAWS, root=shipped_store)
         for row in other.theses().itertuples(index=False):
             check(f"compare:{name}:thesis:{row.name}", row.probability, "probability")
         tam = other.quantiles("tam").set_index("period").loc[horizon, "q50"]
         check(f"compare:{name}:q50:tam:{horizon}", tam, "USD billions")
 
-    scenario, dataset, bundle = load_run("bull", root=fit_store)
+    scenario, dataset, bundle = load_run("bull", root=shipped_store)
     for model, values in bundle.diagnostics().items():
         check(f"diag:{model}:max_r_hat", values["max_r_hat"])
         check(f"diag:{model}:divergences", values["divergences"])

@@ -28,7 +28,7 @@ from forecast.reporting.sensitivity.display import (
     sensitivity_text,
     timing_text,
 )
-from forecast.reporting.sensitivity.simulation import SensitivityResult, _Memoised
+from forecast.reporting.sensitivity.simulation import SensitivityResult
 from forecast.scenarios import ThesisSpec, load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,47 +149,16 @@ def test_fixed_inputs_hold_each_input_at_one_value():
     assert ppfs["mfu_aws"](0.9) == pytest.approx(scenario.inputs["mfu_aws"].quantile(0.9))
 
 
-def test_memoised_model_caches_hashable_calls_and_returns_copies():
-    class Model:
-        calls = 0
-        timeline = ("2025Q3",)
-
-        def forecast(self, end, draws, seed):
-            self.calls += 1
-            return pd.DataFrame({"x": np.arange(draws) + seed})
-
-        def other(self, values):
-            self.calls += 1
-            return values
-
-    model = Model()
-    wrapped = _Memoised(model, ["forecast", "other"])
-    first = wrapped.forecast(end="2030Q4", draws=3, seed=1)
-    first.loc[0, "x"] = 99
-    second = wrapped.forecast(end="2030Q4", draws=3, seed=1)
-    assert model.calls == 1 and second.loc[0, "x"] == 1
-    wrapped.forecast(end="2030Q4", draws=3, seed=2)
-    assert model.calls == 2
-    wrapped.other([1, 2])
-    wrapped.other([1, 2])  # unhashable: not cached
-    assert model.calls == 4
-    assert wrapped.timeline == ("2025Q3",)
-
-
-# --------------------------------------------------------------------------- slow: real fits
-
-
-@pytest.mark.slow
-def test_one_at_a_time_runs_use_common_random_numbers(fit_store):
+def test_one_at_a_time_runs_use_common_random_numbers(shipped_store):
     from forecast.pipeline.runner import load_run, run_scenario
     from forecast.pipeline.simulate import simulate
     from forecast.reporting.sensitivity import SimulationSensitivity
 
-    scenario, dataset, bundle = load_run("base", root=fit_store)
+    scenario, dataset, bundle = load_run("base", root=shipped_store)
     # The hook: the scenario's own draws passed in give the very same paths.
     own = simulate(bundle, dataset, scenario, draws=150, seed=4,
                    inputs=scenario.sample(150, seed=4))
-    reference = run_scenario("base", draws=150, seed=4, root=fit_store)
+    reference = run_scenario("base", draws=150, seed=4, root=shipped_store)
     xr.testing.assert_identical(own.data, reference.data)
     with pytest.raises(ForecastError):
         simulate(bundle, dataset, scenario, draws=10, seed=4, inputs=scenario.sample(9))
@@ -218,10 +187,10 @@ def test_one_at_a_time_runs_use_common_random_numbers(fit_store):
 
 
 @pytest.mark.slow
-def test_cli_sensitivity_prints_the_tornado(fit_store):
+def test_cli_sensitivity_prints_the_tornado(shipped_store):
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, str(ROOT / "cli.py"), "sensitivity",
-                               "--artifacts", str(fit_store), "--draws", "150", *args],
+                               "--artifacts", str(shipped_store), "--draws", "150", *args],
                               capture_output=True, text=True, cwd=ROOT, timeout=300)
 
     result = run("--scenario", "base", "--metric", "aws_revenue:2030")

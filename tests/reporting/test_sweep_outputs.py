@@ -124,11 +124,11 @@ def test_plain_progress_prints_about_ten_lines() -> None:
 
 
 @pytest.mark.slow
-def test_sensitivity_runs_on_a_pluggable_map_give_the_serial_tornado(fit_store) -> None:
+def test_sensitivity_runs_on_a_pluggable_map_give_the_serial_tornado(shipped_store) -> None:
     from forecast.pipeline.runner import load_run
     from forecast.reporting.sensitivity import SimulationSensitivity
 
-    scenario, dataset, bundle = load_run("base", root=fit_store)
+    scenario, dataset, bundle = load_run("base", root=shipped_store)
     calls: list[int] = []
 
     def reversed_map(function, items):

@@ -129,9 +129,9 @@ def test_toy_refits_killed_anywhere_leave_a_sound_store(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.soak
-def test_real_refits_killed_at_random_moments_leave_a_sound_store(fit_store, tmp_path):
+def test_real_refits_killed_at_random_moments_leave_a_sound_store(shipped_store, tmp_path):
     root, work, env = tmp_path / "artifacts", tmp_path / "work", _env(tmp_path)
-    shutil.copytree(fit_store, root)
+    shutil.copytree(shipped_store, root)
     _io_log(_run(root, work, "real", "0", env))  # the first run also fills the data cache
     started = time.perf_counter()
     log = _io_log(_run(root, work, "real", "0", env))  # the I/O calls of every later run

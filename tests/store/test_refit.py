@@ -1,9 +1,9 @@
-"""End to end: the quarterly refit against a copy of the session's fit store.
+"""End to end: the quarterly refit against a store holding the shipped fit (``seeded_store``).
 
-The store holds light fits of the shipped data. A drop that brings the shipped data's newest
-quarter to data that lack it merges back to the same data, so every model is reused (their
-priors and inputs are unchanged) and these tests exercise validation, merge, gate, publish,
-registry and report without sampling again. Model keys changing with inputs is tested in
+A drop that brings the shipped data's newest quarter to data that lack it merges back to the
+same data, so every model is reused (their priors and inputs are unchanged) and these tests
+exercise validation, merge, gate, publish, registry and report without sampling again; the
+gated refit samples from the prior (``mock_sampler``). Model keys changing with inputs is tested in
 tests/test_hashing.py.
 """
 
@@ -34,10 +34,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def store(fit_store, tmp_path) -> Path:
-    copy = tmp_path / "artifacts"
-    shutil.copytree(fit_store, copy)
-    return copy
+def store(seeded_store: Path) -> Path:
+    return seeded_store
 
 
 @pytest.fixture

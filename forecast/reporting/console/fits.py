@@ -1,14 +1,19 @@
-"""The fit store on the terminal: stored fits, one fit's provenance, a refit's outcome."""
+"""The fit store on the terminal: ``fits list|show|diff|gc|ship``, and a refit's outcome."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from forecast.reporting.console import arguments as check
+from forecast.reporting.console.arguments import STORE_HELP
+from forecast.reporting.console.exits import EXIT_OK
 from forecast.reporting.console.table import table_text
+from forecast.reporting.console.terminal import timed_progress
 
 #: Header fields ``fits show`` prints, in order, when present.
 FIT_FIELDS = ("fit_id", "status", "created", "as_of", "data_end", "data_hash", "code_version",
@@ -112,3 +117,71 @@ def refit_text(result: Any) -> str:
         lines.append(f"  gate failed for {key}: {', '.join(why)}")
     lines.append(f"revision report: {result.directory / REPORT_MARKDOWN}")
     return "\n".join(lines)
+
+
+def cmd_fits_list(args: argparse.Namespace) -> int:
+    """Every stored fit, then the shipped one."""
+    print(fits_text(args.artifacts, args.format))
+    return EXIT_OK
+
+
+def cmd_fits_show(args: argparse.Namespace) -> int:
+    """Provenance and diagnostics of one fit."""
+    print(fit_text(args.fit_id, args.artifacts, args.format))
+    return EXIT_OK
+
+
+def cmd_fits_diff(args: argparse.Namespace) -> int:
+    """How the headline forecasts moved between two fits."""
+    from forecast.pipeline.revision import compare_fits, to_markdown
+    from forecast.pipeline.runner import preflight
+
+    preflight(None, args.draws, root=args.artifacts)
+    print(to_markdown(*compare_fits(args.old, args.new, args.artifacts, draws=args.draws,
+                                    seed=args.seed)))
+    return EXIT_OK
+
+
+def cmd_fits_ship(args: argparse.Namespace) -> int:
+    """Regenerate the shipped fit (published/) from a fresh fit of data/; exit 3 when gated."""
+    from forecast.pipeline.shipping import ship_fit
+
+    directory = ship_fit(keep=args.keep, progress=timed_progress())
+    print(f"wrote the shipped fit to {directory}")
+    return EXIT_OK
+
+
+def cmd_fits_gc(args: argparse.Namespace) -> int:
+    """Remove what crashed runs left and mark their runs crashed (exit 4 while a refit runs)."""
+    from forecast.store.cleanup import clean_store
+
+    print(clean_store(args.artifacts).describe())
+    return EXIT_OK
+
+
+def add_fits(commands: Any) -> None:
+    """Add ``fits list|show|diff|gc|ship``."""
+    parent = commands.add_parser("fits", help="stored fits and the shipped fit")
+    fits = parent.add_subparsers(dest="action", required=True, parser_class=type(parent))
+    listing = fits.add_parser("list", help="every stored fit, oldest first, and the shipped fit")
+    listing.add_argument("--format", choices=["table", "json"], default="table")
+    listing.set_defaults(handler=cmd_fits_list)
+    showing = fits.add_parser("show", help="provenance and diagnostics of one fit")
+    showing.add_argument("fit_id", type=check.nonempty)
+    showing.add_argument("--format", choices=["table", "json"], default="table")
+    showing.set_defaults(handler=cmd_fits_show)
+    diffing = fits.add_parser("diff", help="how headline forecasts moved between two fits")
+    diffing.add_argument("old", type=check.nonempty)
+    diffing.add_argument("new", type=check.nonempty)
+    diffing.add_argument("--draws", type=check.positive_int, default=2000)
+    diffing.add_argument("--seed", type=check.seed, default=0)
+    diffing.set_defaults(handler=cmd_fits_diff)
+    collecting = fits.add_parser("gc", help="remove what crashed runs left, mark them crashed")
+    collecting.set_defaults(handler=cmd_fits_gc)
+    shipping = fits.add_parser("ship", help="regenerate the shipped fit (published/): fit "
+                               "bull, base and bear on data/ at the default samplers")
+    shipping.add_argument("--keep", type=check.positive_int, default=1000,
+                          help="posterior draws kept per model (default 1000)")
+    shipping.set_defaults(handler=cmd_fits_ship, fits=True)
+    for sub in (listing, showing, diffing, collecting):
+        sub.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)

@@ -1,4 +1,4 @@
-"""The models one at a time: an observed series' forecast, the market backtest, a diffusion fit.
+"""The models one at a time: a reported series' forecast, a backtest, a diffusion fit.
 
 These commands fit or load models, so they import the modelling code (and PyMC) when called.
 """
@@ -29,7 +29,7 @@ def series_text(name: str | None, *, quarters: int = 4, fmt: str = "table",
     fmt
         ``table`` (rounded to 3 decimals, with a header line) or ``json`` (records).
     scenario
-        Scenario whose priors the market fit uses.
+        Scenario whose fit (its spend model) forecasts the series.
     data_dir, root
         Data directory and fit store (defaults: the project's).
     progress
@@ -45,23 +45,20 @@ def series_text(name: str | None, *, quarters: int = 4, fmt: str = "table",
     ForecastError
         On ``quarters <= 0`` or an unknown series.
     """
-    from forecast.data.dataset import load_dataset
-    from forecast.models.market import market_series_forecast
+    from forecast.models.spend.evidence import FORECAST_SERIES
 
-    dataset = load_dataset(data_dir)
     if name is None:
-        return "\n".join(market_series_forecast(dataset, None))
+        return "\n".join(FORECAST_SERIES)
     if quarters <= 0:
         raise ForecastError(f"--quarters must be > 0, got {quarters}")
-    from forecast.pipeline.fitting import load_or_fit
-    from forecast.scenarios import load_scenario
+    from forecast.pipeline.runner import load_run
 
-    bundle = load_or_fit(dataset, load_scenario(scenario), root=root, progress=progress)
-    market = bundle.models["market"]
-    if name not in market.series_names():
+    _, _, bundle = load_run(scenario, root=root, data_dir=data_dir, progress=progress)
+    spend = bundle.models["spend"]
+    if name not in spend.series_names():
         raise ForecastError(f"unknown series {name!r} (known: "
-                            f"{', '.join(market.series_names())})")
-    table = market_series_forecast(dataset, name, quarters=quarters, fitted=market)
+                            f"{', '.join(spend.series_names())})")
+    table = spend.series_forecast(name, quarters=quarters)
     if fmt == "json":
         return table.to_json(orient="records", date_format="iso", double_precision=4)
     numeric = table.select_dtypes("number").columns

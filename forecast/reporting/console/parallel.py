@@ -19,13 +19,13 @@ from forecast.reporting.console.table import table_text
 #: function takes ``(dataset, *, origins, horizon, draws, map_fn)`` and returns ``(tidy,
 #: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``.
 BACKTESTS: dict[str, str] = {
-    "market": "forecast.evaluation.market_backtest:backtest_market",
+    "spend": "forecast.evaluation.spend_backtest:backtest_spend",
     "price": "forecast.evaluation.price_backtest:backtest_price_cli",
     "share": "forecast.evaluation.share_backtest:backtest_share_cli",
 }
 
 
-def backtest_text(target: str = "market", *, origins: int = 6, horizon: int = 4,
+def backtest_text(target: str = "spend", *, origins: int = 6, horizon: int = 4,
                   draws: int = 1000, fmt: str = "table",
                   data_dir: str | Path | None = None, workers: int | None = None,
                   scheduler: str | None = None, out: str | Path | None = None,

@@ -56,6 +56,21 @@ def sampler_display(args: argparse.Namespace) -> Iterator[bool]:
         yield True
 
 
+def keep_compiled_code(args: argparse.Namespace) -> None:
+    """For a command that may fit a model (its parser's default ``fits=True``): keep the
+    compiled model code in its fit store (``--artifacts``, else the default) for later
+    processes (:func:`forecast.models.compile_cache.use_compile_cache`)."""
+    if not getattr(args, "fits", False):
+        return
+    from forecast.core.errors import FitError
+    from forecast.models.compile_cache import use_compile_cache
+    from forecast.store.bundles import fits_dir
+
+    # A store path that is not a directory: the command itself says so.
+    with contextlib.suppress(FitError):
+        use_compile_cache(fits_dir(getattr(args, "artifacts", None)))
+
+
 #: PyMC warns on every posterior predictive draw from a model with Potentials (the market
 #: model's bounds): the Potentials' effect on *parameters drawn afresh* is ignored. A model
 #: check draws only the observed variables, every parameter from the posterior, which the

@@ -13,8 +13,6 @@ default; :mod:`forecast.pipeline.execution` sends them to Dask), with the same n
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -90,46 +88,6 @@ def forecast_inputs(scenario: Any, forecast: Forecast) -> pd.DataFrame:
     return scenario.sample(forecast.draws, seed=forecast.seed)
 
 
-class _Memoised:
-    """A fitted model whose deterministic methods are cached for calls with hashable arguments.
-
-    ``simulate`` asks the market model for the same TAM paths (same end, draws and seed) and
-    both models for the same in-sample history in every one-at-a-time run; those answers do
-    not depend on the scenario inputs, so each is computed once and copied out.
-    """
-
-    def __init__(self, model: Any, methods: Sequence[str]):
-        self._model = model
-        self._methods = frozenset(methods)
-        self._cache: dict[Any, Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("_model", "_methods", "_cache"):  # not yet set (copy, unpickling)
-            raise AttributeError(name)
-        attribute = getattr(self._model, name)
-        if name not in self._methods:
-            return attribute
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            key = (name, args, tuple(sorted(kwargs.items())))
-            try:
-                hash(key)
-            except TypeError:
-                return attribute(*args, **kwargs)
-            if key not in self._cache:
-                self._cache[key] = attribute(*args, **kwargs)
-            return copy.deepcopy(self._cache[key])
-
-        return call
-
-
-def _memoised_bundle(bundle: Any) -> Any:
-    cached = {"market": ("forecast", "spend_history")}
-    models = {name: (_Memoised(model, cached[name]) if name in cached else model)
-              for name, model in bundle.models.items()}
-    return dataclasses.replace(bundle, models=models)
-
-
 @dataclass(frozen=True)
 class PointTask:
     """One one-at-a-time run: every input held at ``point`` (in the scenario's input order).
@@ -197,7 +155,7 @@ class SimulationSensitivity:
         self.outputs = [parse_output(o) if isinstance(o, str) else o for o in outputs]
         if not self.outputs:
             raise ForecastError("no output to analyse")
-        self.bundle = _memoised_bundle(bundle)
+        self.bundle = bundle
         self.dataset = dataset
         self.scenario = scenario
         self.draws = int(draws)

@@ -1,0 +1,445 @@
+"""Rolling-origin backtest of the spend model's reported series: refit at each cut-off,
+forecast 1..H quarters.
+
+A *forecaster* here is any callable ``(dataset_as_of, series_names, horizon, draws, seed) ->
+{series: ndarray (draws, horizon)}`` returning sample paths of each series' next ``horizon``
+fiscal quarters after its last observation in ``dataset_as_of``. Adapters make one from the
+Bayesian spend model (:class:`SpendForecaster`, refitted on ``dataset.as_of(cutoff)``) and
+from any baseline of :mod:`forecast.evaluation.baselines` (:class:`BaselineForecaster`).
+
+The runs go through the shared harness (:mod:`forecast.evaluation.harness`): each
+(forecaster, cut-off) fit is one independent task. :func:`series_scores` returns the
+harness's tidy frame (one row per model, series, cut-off and horizon, with every shared
+score); :func:`rolling_origin` the same scores in long form (model, series, cutoff, horizon,
+metric, value); :func:`summarize` averages the long form per model and metric, over all
+horizons and per horizon. :func:`backtest_spend` is the CLI entry point (``python cli.py
+backtest spend``).
+
+Metrics of the long form (see :func:`forecast.evaluation.harness.score_cells`): ``crps``
+(USD bn), ``crps_log`` (on log revenue: comparable across scales), ``pinball`` (mean over the
+10%, 50% and 90% quantiles) and ``pinball_qXXX``, ``coverage_80`` / ``coverage_95`` (share of
+outcomes inside the central interval), ``interval_score_80`` / ``interval_score_95`` and
+``pit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from forecast.core.calendar import next_fiscal_labels
+from forecast.core.errors import ForecastError
+from forecast.evaluation import harness, scoring
+from forecast.evaluation.baselines import BASELINES
+from forecast.models.spend.evidence import observed_series
+from forecast.models.spend.model import SpendModel
+
+Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]]
+
+#: Every observed series with history: the backtest scores each (DESIGN section 6).
+BACKTEST_SERIES: tuple[str, ...] = ("nvidia_data_center", "amd_data_center", "broadcom_ai")
+#: Name of the Bayesian model's forecaster and of the out-of-sample stack.
+BAYES = "spend_model"
+STACK = "stack (spend_model + rw_drift)"
+#: The naive baseline the stack mixes in.
+STACK_BASELINE = "rw_drift"
+
+#: Long-form metric name of each harness score column.
+METRICS: dict[str, str] = {
+    "crps": "crps", "log_crps": "crps_log", "pinball": "pinball",
+    **{harness.pinball_column(q): f"pinball_q{q * 100:05.1f}" for q in harness.PINBALL_LEVELS},
+    "in_80": "coverage_80", "in_95": "coverage_95",
+    "interval_score_80": "interval_score_80", "interval_score_95": "interval_score_95",
+    "pit": "pit",
+}
+
+
+class SeriesPaths(dict):
+    """Paths per series (a plain dict to its callers) with the fit's diagnostics in ``info``."""
+
+    info: dict[str, Any]
+
+
+class BaselineForecaster:
+    """Adapter: fit a baseline on each series' history (as of the cut-off) and simulate."""
+
+    def __init__(self, baseline: Any):
+        self.baseline = baseline
+
+    def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
+                 seed: int) -> dict[str, np.ndarray]:
+        paths = {}
+        for name in series:
+            history = observed_series(dataset, name)
+            try:
+                fitted = self.baseline.fit(history["value"].to_numpy())
+            except ForecastError:
+                continue  # too short a history at this origin: not scored there
+            paths[name] = fitted.forecast(horizon, draws=draws, seed=seed)
+        return paths
+
+
+class SpendForecaster:
+    """Adapter: fit the spend model on the cut data, forecast each reported series.
+
+    The model's cost basis is the ``scenario``'s (base by default): its MFU and TCO inputs
+    and readings of Amazon's statements. Returns a :class:`SeriesPaths` whose ``info``
+    holds the fit's diagnostics (cut-off date, convergence, ``fit_seconds``).
+    """
+
+    def __init__(self, scenario: Any = None, **sampler: Any):
+        # The model's own default sampler: a light sampler would score a different model.
+        self.scenario = scenario
+        self.sampler = dict(sampler)
+
+    def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
+                 seed: int) -> SeriesPaths:
+        from forecast.scenarios import load_scenario
+
+        scenario = self.scenario or load_scenario("base")
+        model = SpendModel.from_scenario(scenario)
+        fitted = model.fit_dataset(dataset, scenario, random_seed=seed, **self.sampler)
+        paths = SeriesPaths({name: fitted.series_paths(name, horizon, draws=draws, seed=seed)[1]
+                             for name in series if name in fitted.series_names()})
+        paths.info = {"as_of": str(dataset.as_of_date), **fitted.diagnostics(),
+                      "fit_seconds": fitted.meta.get("fit_seconds")}
+        return paths
+
+
+@dataclass(frozen=True)
+class CutoffForecast:
+    """A forecaster as a harness task body: ``(cutoff) -> Forecast`` on ``dataset.as_of``."""
+
+    dataset: Any
+    forecaster: Forecaster
+    series: tuple[str, ...]
+    horizon: int
+    draws: int
+    seed: int
+
+    def __call__(self, cutoff: pd.Timestamp) -> harness.Forecast:
+        """Fit as of ``cutoff``; cells (series, h) for h = 1..horizon."""
+        paths = self.forecaster(self.dataset.as_of(cutoff), self.series, self.horizon,
+                                self.draws, self.seed)
+        cells = {(name, h): np.asarray(sample, dtype=float)[:, h - 1]
+                 for name, sample in paths.items() for h in range(1, self.horizon + 1)}
+        return harness.Forecast(cells, dict(getattr(paths, "info", {})))
+
+
+@dataclass(frozen=True)
+class SeriesActuals:
+    """The outcomes after a cut-off: each series' next ``horizon`` fiscal quarters."""
+
+    dataset: Any
+    series: tuple[str, ...]
+    horizon: int
+
+    def labels(self, cutoff: pd.Timestamp) -> dict[harness.Cell, str]:
+        """Fiscal period of each cell: the h-th quarter after the series' last one as of
+        ``cutoff`` (series with no history then have none)."""
+        cut = self.dataset.as_of(cutoff)
+        out: dict[harness.Cell, str] = {}
+        for name in self.series:
+            history = observed_series(cut, name)
+            if history.empty:
+                continue
+            last = str(history["fiscal_period"].iloc[-1])
+            for h, label in enumerate(next_fiscal_labels(last, self.horizon), start=1):
+                out[(name, h)] = label
+        return out
+
+    def __call__(self, cutoff: pd.Timestamp) -> dict[harness.Cell, float]:
+        """Reported value of every cell whose quarter has been reported."""
+        truth = {name: observed_series(self.dataset, name).set_index("fiscal_period")["value"]
+                 for name in self.series}
+        return {cell: float(truth[cell[0]][label])
+                for cell, label in self.labels(cutoff).items() if label in truth[cell[0]].index}
+
+
+def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[pd.Timestamp]:
+    """The last ``origins`` observation dates of ``series`` that leave ``horizon`` quarters.
+
+    Each cut-off is the end of one of the series' fiscal quarters, so the fit "as of" it
+    holds that quarter and everything reported before it.
+    """
+    dates = list(observed_series(dataset, series)["calendar_quarter_end"])
+    usable = dates[: len(dates) - horizon]
+    if len(usable) < origins:
+        raise ForecastError(f"{series}: {len(dates)} observations cannot give {origins} "
+                            f"origins with horizon {horizon}")
+    return [pd.Timestamp(d) for d in usable[-origins:]]
+
+
+def score_paths(paths: np.ndarray, actual: np.ndarray,
+                quantiles: Sequence[float] = scoring.DEFAULT_QUANTILES) -> dict[str, np.ndarray]:
+    """Every backtest metric per horizon for paths (draws, H) against actuals (H,).
+
+    The harness's scores (:func:`forecast.evaluation.harness.score_cells`) under their
+    long-form names, with the pinball loss at ``quantiles``.
+    """
+    cells = harness.score_cells(paths, actual, quantiles=quantiles)
+    metrics = {METRICS.get(name, name): values for name, values in cells.items()
+               if name in harness.SCORE_COLUMNS and not name.startswith("pinball_")}
+    for q in quantiles:
+        metrics[f"pinball_q{q * 100:05.1f}"] = cells[harness.pinball_column(q)]
+    return metrics
+
+
+def series_scores(dataset: Any, forecasters: Mapping[str, Forecaster],
+                  series: Sequence[str] = ("nvidia_data_center",), origins: int = 6,
+                  horizon: int = 4, draws: int = 1000, seed: int = 0,
+                  cutoffs: Sequence[pd.Timestamp] | None = None,
+                  progress: Callable[[str], None] | None = None, *,
+                  map_fn: harness.MapFn = map) -> pd.DataFrame:
+    """The harness's tidy scores of several forecasters on observed series.
+
+    Parameters as :func:`rolling_origin`, plus ``map_fn`` (see
+    :func:`forecast.evaluation.harness.run_backtest`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`forecast.evaluation.harness.FRAME_COLUMNS` (``key`` is the series, ``origin``
+        the cut-off) plus ``fiscal_period``; ``attrs["failures"]`` and ``attrs["info"]`` as
+        in :func:`forecast.evaluation.harness.score_results`.
+    """
+    cutoffs = list(cutoffs) if cutoffs is not None else cutoffs_for(
+        dataset, series[0], origins, horizon)
+    names = tuple(series)
+    tasks = {name: CutoffForecast(dataset, forecaster, names, horizon, draws, seed)
+             for name, forecaster in forecasters.items()}
+    actuals = SeriesActuals(dataset, names, horizon)
+
+    def report(result: harness.TaskResult) -> None:
+        if progress is not None and result.error is None:
+            progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
+                     f"{result.seconds:.1f}s")
+
+    scored = harness.run_backtest(tasks, cutoffs, actuals, range(1, horizon + 1),
+                                  map_fn=map_fn, progress=report)
+    labels = {cutoff: actuals.labels(cutoff) for cutoff in cutoffs}
+    scored.insert(4, "fiscal_period", [labels[o][(k, h)] for k, o, h in
+                                       zip(scored["key"], scored["origin"], scored["horizon"],
+                                           strict=True)])
+    return scored
+
+
+def long_scores(scored: pd.DataFrame) -> pd.DataFrame:
+    """The long form of :func:`series_scores`: one row per cell and metric (see
+    :data:`METRICS`), columns model, series, cutoff, horizon, fiscal_period, actual, metric,
+    value."""
+    ids = {"model": scored["forecaster"], "series": scored["key"], "cutoff": scored["origin"],
+           "horizon": scored["horizon"], "fiscal_period": scored["fiscal_period"],
+           "actual": scored["actual"]}
+    n, k = len(scored), len(METRICS)
+    frame = pd.DataFrame({name: np.repeat(column.to_numpy(), k) for name, column in ids.items()})
+    frame["metric"] = np.tile(list(METRICS.values()), n)
+    frame["value"] = scored[list(METRICS)].to_numpy(dtype=float).reshape(-1)
+    if n:
+        frame["cutoff"] = pd.to_datetime(frame["cutoff"])
+        frame["horizon"] = frame["horizon"].astype(int)
+        frame["actual"] = frame["actual"].astype(float)
+    return frame
+
+
+def rolling_origin(dataset: Any, forecasters: Mapping[str, Forecaster],
+                   series: Sequence[str] = ("nvidia_data_center",), origins: int = 6,
+                   horizon: int = 4, draws: int = 1000, seed: int = 0,
+                   cutoffs: Sequence[pd.Timestamp] | None = None,
+                   progress: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Rolling-origin evaluation of several forecasters on several observed series.
+
+    Parameters
+    ----------
+    dataset
+        The full :class:`~forecast.data.dataset.Dataset`; each origin uses
+        ``dataset.as_of(cutoff)``.
+    forecasters
+        Model name -> forecaster (see module docstring).
+    series
+        Observed series to score; cut-offs come from the first unless given.
+    origins, horizon
+        Number of cut-offs and quarters ahead (1..horizon).
+    draws, seed
+        Paths per forecast and the seed (the same for every model and origin).
+    cutoffs
+        Explicit cut-off dates instead of the last ``origins`` of ``series[0]``.
+    progress
+        Called with a line of text after each fit.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy: model, series, cutoff, horizon, fiscal_period, actual, metric, value. A model
+        that fails at an origin is skipped there (its error is in ``attrs["failures"]``).
+    """
+    scored = series_scores(dataset, forecasters, series, origins, horizon, draws, seed,
+                           cutoffs, progress)
+    tidy = long_scores(scored)
+    tidy.attrs["failures"] = scored.attrs["failures"]
+    tidy.attrs["info"] = scored.attrs["info"]
+    return tidy
+
+
+def summarize(tidy: pd.DataFrame,
+              metrics: Sequence[str] = ("crps", "crps_log", "pinball", "coverage_80",
+                                        "coverage_95", "interval_score_80",
+                                        "interval_score_95")) -> pd.DataFrame:
+    """Mean of each metric per series and model, over all horizons (``horizon="all"``) and
+    per horizon; one row per (series, model, horizon), metrics as columns, plus ``n``."""
+    data = tidy[tidy["metric"].isin(metrics)]
+    if data.empty:
+        return pd.DataFrame(columns=["series", "model", "horizon", "n", *metrics])
+    overall = data.assign(horizon="all")
+    both = pd.concat([overall, data.assign(horizon=data["horizon"].astype(str))])
+    table = both.pivot_table(index=["series", "model", "horizon"], columns="metric",
+                             values="value", aggfunc="mean")
+    counts = both[both["metric"] == metrics[0]].groupby(["series", "model", "horizon"]).size()
+    table["n"] = counts
+    table = table.reset_index()
+    ordered = [m for m in metrics if m in table.columns]
+    # "all" first, then horizons in numeric order.
+    table["_order"] = [0 if h == "all" else int(h) for h in table["horizon"]]
+    table = table.sort_values(["series", "_order", "model"]).drop(columns="_order")
+    return table[["series", "model", "horizon", "n", *ordered]].reset_index(drop=True)
+
+
+def _mixture(model: np.ndarray, walk: np.ndarray, weight: float, seed: int) -> np.ndarray:
+    """Samples of the mixture: each draw from the model with probability ``weight``."""
+    rng = np.random.default_rng(seed)
+    take = rng.random(model.shape[0]) < weight
+    return np.where(take[:, None], model, walk)
+
+
+#: Weights of the Bayesian model the stack tries (the rest goes to the random walk).
+STACK_GRID = np.linspace(0.0, 1.0, 21)
+
+
+def _learn_weight(model: np.ndarray, walk: np.ndarray, actual: np.ndarray, seed: int
+                  ) -> float:
+    """The grid weight with the lowest mean log CRPS on the given cells (0.5 with none)."""
+    if not actual.size:
+        return 0.5
+    losses = [scoring.crps_samples(np.log(_mixture(model, walk, w, seed)), np.log(actual)).mean()
+              for w in STACK_GRID]
+    return float(STACK_GRID[int(np.argmin(losses))])
+
+
+def stack_results(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
+                  cutoffs: Sequence[pd.Timestamp], seed: int
+                  ) -> tuple[list[harness.TaskResult], dict[str, float]]:
+    """One stacked forecast (model + random walk with drift) per origin, its weight learnt
+    out of sample: at each origin, the weight minimising the mean log CRPS of the mixture on
+    the cells of earlier origins whose quarters were reported by this origin. The quarter
+    being scored never enters its own weight.
+    """
+    by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
+    seen: list[tuple[np.ndarray, np.ndarray, list[tuple[str, str]]]] = []
+    stacked: list[harness.TaskResult] = []
+    weights: dict[str, float] = {}
+    for cutoff in cutoffs:
+        model, walk = by_key.get((BAYES, cutoff)), by_key.get((STACK_BASELINE, cutoff))
+        if model is None or walk is None:
+            continue
+        known = _reported(actuals, cutoff)
+        history = [(m[:, j], w[:, j], known[cell]) for m, w, cells in seen
+                   for j, cell in enumerate(cells) if cell in known]
+        if history:
+            m_hist = np.stack([h[0] for h in history], axis=1)
+            w_hist = np.stack([h[1] for h in history], axis=1)
+            weight = _learn_weight(m_hist, w_hist, np.array([h[2] for h in history]), seed)
+        else:
+            weight = 0.5
+        where = {cell: j for j, cell in enumerate(walk.cells)}
+        cells = [cell for cell in model.cells if cell in where]
+        mine = model.samples[:, [model.cells.index(c) for c in cells]]
+        theirs = walk.samples[:, [where[c] for c in cells]]
+        mixed = _mixture(mine, theirs, weight, harness.task_seed(seed, STACK, cutoff))
+        stacked.append(harness.TaskResult(STACK, cutoff, cells, mixed, {"weight": weight}, 0.0))
+        weights[harness.origin_label(cutoff)] = weight
+        labels = actuals.labels(cutoff)
+        seen.append((mine, theirs, [(c[0], labels[c]) for c in cells]))
+    return stacked, weights
+
+
+def _reported(actuals: SeriesActuals, cutoff: pd.Timestamp) -> dict[tuple[str, str], float]:
+    """(series, fiscal period) -> value of every quarter reported by ``cutoff``."""
+    cut = actuals.dataset.as_of(cutoff)
+    out: dict[tuple[str, str], float] = {}
+    for name in actuals.series:
+        rows = observed_series(cut, name)
+        out.update({(name, str(fp)): float(v)
+                    for fp, v in zip(rows["fiscal_period"], rows["value"], strict=True)})
+    return out
+
+
+def _score(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
+           cutoffs: Sequence[pd.Timestamp], horizon: int) -> pd.DataFrame:
+    """The harness's scores with the fiscal period of each cell. The model, the random walk
+    and the stack are scored on the cells all three forecast (a fair comparison); ETS and
+    UC, which need longer histories, on their own cells."""
+    truth = {cutoff: dict(actuals(cutoff)) for cutoff in cutoffs}
+    paired = {BAYES, STACK_BASELINE, STACK}
+    parts = [harness.score_results([r for r in results if r.forecaster in paired], truth,
+                                   range(1, horizon + 1), common_cells=True),
+             harness.score_results([r for r in results if r.forecaster not in paired],
+                                   truth, range(1, horizon + 1))]
+    scored = pd.concat(parts, ignore_index=True)
+    scored.attrs["failures"] = parts[0].attrs["failures"] + parts[1].attrs["failures"]
+    scored.attrs["info"] = parts[0].attrs["info"] + parts[1].attrs["info"]
+    labels = {cutoff: actuals.labels(cutoff) for cutoff in cutoffs}
+    scored.insert(4, "fiscal_period", [labels[o][(k, h)] for k, o, h in
+                                       zip(scored["key"], scored["origin"], scored["horizon"],
+                                           strict=True)])
+    return scored
+
+
+def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int = 1000,
+                    series: Sequence[str] = BACKTEST_SERIES, seed: int = 0,
+                    sampler: Mapping[str, Any] | None = None,
+                    include_bayes: bool = True,
+                    progress: Callable[[str], None] | None = None, *,
+                    map_fn: harness.MapFn = map
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Backtest the spend model's reported series against random walk with drift, ETS and UC,
+    and their out-of-sample stack (:func:`stack_scores`).
+
+    For ``python cli.py backtest spend [--origins N] [--horizon H]``: returns ``(tidy,
+    summary)``, the long form of :func:`rolling_origin` and :func:`summarize`. The model
+    fits at its default sampler (``sampler`` overrides it); the per-origin fit diagnostics
+    are in ``tidy.attrs["fits"]``, the stack's weight of the model per origin in
+    ``tidy.attrs["weights"]`` and the JSON-shaped summary of
+    :func:`forecast.evaluation.harness.summarize_scores` in ``tidy.attrs["report"]``.
+    """
+    forecasters: dict[str, Forecaster] = {}
+    if include_bayes:
+        forecasters[BAYES] = SpendForecaster(**dict(sampler or {}))
+    for name, baseline in BASELINES.items():
+        forecasters[name] = BaselineForecaster(baseline())
+    cutoffs = cutoffs_for(dataset, series[0], origins, horizon)
+    names = tuple(series)
+    tasks = {name: CutoffForecast(dataset, forecaster, names, horizon, draws, seed)
+             for name, forecaster in forecasters.items()}
+    actuals = SeriesActuals(dataset, names, horizon)
+    results = []
+    for result in map_fn(harness.run_task, harness.make_tasks(tasks, cutoffs)):
+        if progress is not None and result.error is None:
+            progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
+                     f"{result.seconds:.1f}s")
+        results.append(result)
+    weights: dict[str, float] = {}
+    if include_bayes:
+        stacked, weights = stack_results(results, actuals, cutoffs, seed)
+        results += stacked
+    scored = _score(results, actuals, cutoffs, horizon)
+    tidy = long_scores(scored)
+    tidy.attrs["failures"] = scored.attrs.get("failures", [])
+    tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs.get("info", [])
+                          if entry["forecaster"] == BAYES and entry["info"]]
+    tidy.attrs["weights"] = weights
+    tidy.attrs["report"] = harness.summarize_scores(scored)
+    return tidy, summarize(tidy)

@@ -1,0 +1,357 @@
+"""The fitted vendor-spend model: spend, TAM, shares and AWS's quantities from one posterior.
+
+Numpy, pandas and xarray only: forecasting from a stored fit never imports PyMC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from forecast.core.calendar import (
+    fiscal_to_calendar_quarter,
+    next_fiscal_labels,
+    period_index,
+    quarter_index,
+    quarter_label,
+    quarters_from,
+)
+from forecast.core.errors import ForecastError
+from forecast.models.fitted import Fitted
+from forecast.models.spend.aws_paths import PATH_PARAMETERS, aws_silicon_paths
+from forecast.models.spend.data import RAMP_WIDTH, lift_layout
+from forecast.models.spend.evidence import FORECAST_SERIES, SERIES_GROUP
+from forecast.models.spend.likelihood import SERIES_NOISE, amd_cpu_curve, measurement_log_mean
+from forecast.models.spend.math import (
+    LATENT_GROUPS,
+    RIVALS,
+    VENDORS,
+    ramp_curves,
+    ramp_lifts,
+    vendor_spend,
+)
+from forecast.models.spend.simulation import (
+    PositionState,
+    hold_last,
+    simulate_level,
+    simulate_positions,
+)
+
+#: Unit of the spend paths.
+SPEND_UNIT = "USD billions per quarter"
+#: Units of AWS's paths (each variable's ``unit`` attribute).
+AWS_UNITS: dict[str, str] = {
+    "spend_at_cost": "USD billions per quarter (AWS's accelerator spend at cost)",
+    "shipments": "chips per quarter",
+    "fleet": "chips in service at quarter end",
+    "rental_revenue": "USD billions per quarter (Trainium rental revenue)",
+    "merchant_value": "USD billions per quarter (merchant-equivalent value of the shipments)",
+}
+#: The trend's parameters and filtered state a forecast reads.
+TREND_VARS = ("growth_persistence", "growth_longrun", "sigma_level", "sigma_growth",
+              "growth_init", "level_last", "growth_last", "state_var_level", "state_cov",
+              "state_var_growth")
+
+
+class FittedSpend(Fitted):
+    """A fitted vendor-spend model: joint paths of the five groups' spend and of AWS's fleet."""
+
+    model_name: ClassVar[str] = "spend"
+    model_version: ClassVar[str] = "1"
+
+    @property
+    def timeline(self) -> list[str]:
+        """Calendar quarters of NVIDIA's reported Data Center revenue (the common level)."""
+        return list(self.config["timeline"])
+
+    @property
+    def window(self) -> list[str]:
+        """Calendar quarters of the rivals' positions and AWS's fleet: the in-sample quarters
+        of every vendor's spend."""
+        return list(self.config["window"])
+
+    @property
+    def generations(self) -> pd.DataFrame:
+        """AWS's fitted generations: generation, ramp_midpoint, fp8_dense_tflops."""
+        return self.data["aws_generations"].copy()
+
+    def horizon_of(self, quarters: int | Sequence[str]) -> tuple[int, list[str]]:
+        """(quarters to simulate after the data end, the labels asked for)."""
+        last = self.window[-1]
+        if isinstance(quarters, int | np.integer):
+            if quarters < 0:
+                raise ForecastError(f"quarters must be >= 0, got {quarters}")
+            return int(quarters), quarters_from(quarter_label(period_index(last) + 1),
+                                                int(quarters))
+        labels = [str(q) for q in quarters]
+        steps = [period_index(q) - period_index(last) for q in labels]
+        early = [q for q, h in zip(labels, steps, strict=True) if h < 1]
+        if early:
+            raise ForecastError(f"forecast quarters {', '.join(early)} are not after the data "
+                                f"end {last}")
+        return max(steps, default=0), labels
+
+    def path_parameters(self, pick: np.ndarray) -> dict[str, Any]:
+        """What AWS's fleet paths read, one posterior sample per path."""
+        params: dict[str, Any] = {name: self.stacked(name, pick) for name in PATH_PARAMETERS}
+        params["unit_cost"] = self.stacked("unit_cost", pick)
+        params["fleet_end"] = self.stacked("fleet", pick)[:, :, -1]
+        params["generations"] = self.generations
+        params["data_end"] = self.window[-1]
+        return params
+
+    # ----------------------------------------------------------------- simulation
+
+    def simulate(self, horizon: int, pick: np.ndarray, rng: np.random.Generator,
+                 cost_gap: np.ndarray | None = None) -> np.ndarray:
+        """Log spend of the latent groups over the window and ``horizon`` quarters after it,
+        (draw, group, window + horizon), for the posterior samples ``pick``.
+
+        ``cost_gap`` (draw, rival, horizon): the rivals' log cost gaps to NVIDIA in the
+        forecast quarters; None holds the last fitted quarter's. Random numbers, in order:
+        NVIDIA's level (state draw, scales, shocks), then the positions' shocks.
+        """
+        history = self.stacked("log_spend", pick)                      # (d, G, W)
+        if horizon <= 0:
+            return history
+        nowcast = None
+        if self.config.get("nowcast"):
+            nowcast = self.stacked("shock_scale_nowcast", pick)
+        level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
+                               horizon, rng, nowcast)
+        gap = (hold_last(self.data_cost_gap()[None], horizon).repeat(len(pick), axis=0)
+               if cost_gap is None else np.asarray(cost_gap, dtype=float))
+        if gap.shape != (len(pick), len(RIVALS), horizon):
+            raise ForecastError(f"cost_gap must be (draws, {len(RIVALS)}, {horizon}), got "
+                                f"{gap.shape}")
+        t = np.arange(horizon, dtype=float) + quarter_index(self.window[-1]) + 1
+        years = (t - quarter_index(self.window[0])) / 4.0
+        adjusted = simulate_positions(self._position_state(pick), gap, years, rng)
+        position = adjusted + self._ramps(pick, t)
+        future = np.concatenate([level[:, None, :], level[:, None, :] + position], axis=1)
+        return np.concatenate([history, future], axis=2)
+
+    def data_cost_gap(self) -> np.ndarray:
+        """The rivals' log cost gaps to NVIDIA the fit saw (rival, window quarter)."""
+        return self.data["costs"][list(RIVALS)].to_numpy(float).T
+
+    def _position_state(self, pick: np.ndarray) -> PositionState:
+        return PositionState(
+            adjusted=self.stacked("adjusted", pick)[:, :, -1],
+            deviation=self.stacked("deviation", pick)[:, :, -1],
+            ecosystem=self.stacked("ecosystem", pick),
+            deviation_sd=self.stacked("deviation_sd", pick),
+            erosion=self.stacked("ecosystem_erosion", pick),
+            price_coefficient=self.stacked("price_coefficient", pick),
+            speed=self.stacked("adjustment_speed", pick),
+            persistence=self.stacked("deviation_persistence", pick))
+
+    def _ramps(self, pick: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Each rival's ramp lifts at quarter indices ``t`` (draw, rival, quarter)."""
+        lifts = lift_layout(self.data["ramps"])
+        heights = np.concatenate([self.stacked("ramp_lift", pick),
+                                  self.stacked("ramp_lift_ahead", pick)], axis=1)
+        curves = ramp_curves(t, lifts["midpoint"], RAMP_WIDTH)
+        return ramp_lifts(heights, curves, lifts["owner"], len(RIVALS))
+
+    # ----------------------------------------------------------------- forecasts
+
+    def forecast(self, quarters: int | Sequence[str], draws: int | None = None,
+                 seed: int = 0, cost_gap: np.ndarray | None = None,
+                 include_history: bool = False, generations: Any = None,
+                 ceiling: Any = None, utilisation_ratio: Any = None) -> xr.Dataset:
+        """Joint sample paths of every vendor's spend, the TAM and AWS's three quantities.
+
+        Parameters
+        ----------
+        quarters
+            The h quarters after the data end (an int), or calendar quarter labels after it.
+        draws
+            Number of paths (resampled from the posterior); default every posterior sample.
+        seed
+            Seed of the resampling and the forecast noise.
+        cost_gap
+            The rivals' log cost gaps to NVIDIA in every quarter after the data end up to
+            the last asked for (draw, rival, quarter); None holds the last fitted quarter's.
+        include_history
+            Prepend the posterior of the in-sample quarters (the window).
+        generations, ceiling, utilisation_ratio
+            AWS generations beyond the fit (a scenario's roadmap), the rental revenue
+            ceiling, AWS's MFU over NVIDIA's per path: see
+            :func:`~forecast.models.spend.aws_paths.aws_silicon_paths`.
+
+        Returns
+        -------
+        xarray.Dataset
+            ``spend`` (draw, quarter, vendor) of the five groups, ``tam`` their sum,
+            ``custom_other`` the custom part of ``other``, and (forecast quarters only)
+            AWS's ``aws_*`` paths; USD bn per quarter unless their ``unit`` says otherwise.
+        """
+        horizon, labels = self.horizon_of(quarters)
+        rng = np.random.default_rng(seed)
+        pick = self.draw_index(draws, rng)
+        latent = np.exp(self.simulate(horizon, pick, rng, cost_gap))
+        split = vendor_spend(latent, self.stacked("google_fraction_of_custom", pick),
+                             self.stacked("rest_custom_fraction", pick))
+        n_hist = len(self.window)
+        future = [n_hist - 1 + period_index(q) - period_index(self.window[-1]) for q in labels]
+        columns = (list(range(n_hist)) + future) if include_history else future
+        names = (self.window + labels) if include_history else labels
+        spend = split["spend"][:, :, columns].transpose(0, 2, 1)
+        coords = {"draw": np.arange(len(pick)), "quarter": names, "vendor": list(VENDORS)}
+        result = xr.Dataset(
+            {"spend": (("draw", "quarter", "vendor"), spend, {"unit": SPEND_UNIT}),
+             "tam": (("draw", "quarter"), spend.sum(axis=2), {"unit": SPEND_UNIT}),
+             "custom_other": (("draw", "quarter"), split["custom_other"][:, columns],
+                              {"unit": SPEND_UNIT})}, coords=coords)
+        aws = self._aws_paths(pick, latent, horizon, generations, ceiling, utilisation_ratio)
+        result = result.assign_coords(generation=aws.pop("generation")[0])
+        for name, (values, dims, unit) in aws.items():
+            picked = values[:, columns] if "quarter" in dims else values
+            result[name] = xr.DataArray(picked, dims=dims, attrs={"unit": unit})
+        result.attrs.update({"model": self.model_name, "model_version": self.model_version,
+                             "data_end": self.window[-1]})
+        return result
+
+    def _aws_paths(self, pick: np.ndarray, latent: np.ndarray, horizon: int, generations: Any,
+                   ceiling: Any, utilisation_ratio: Any) -> dict[str, tuple[Any, tuple, str]]:
+        """AWS's quantities over the window and the forecast quarters, as (values, dims,
+        unit): the posterior of the in-sample quarters, then the fleet continued over the
+        spend paths."""
+        hist = {"shipments": self.stacked("shipments", pick), "fleet": self.stacked("fleet", pick),
+                "rental_revenue": self.stacked("rental_revenue", pick),
+                "merchant_value": self.stacked("merchant_equivalent_value", pick)}
+        spend = latent[:, LATENT_GROUPS.index("aws")]
+        n_hist = len(self.window)
+        params = self.path_parameters(pick)
+        names = list(self.generations["generation"])
+        unit_cost, survival = params["unit_cost"], None
+        if horizon > 0:
+            paths = aws_silicon_paths(
+                params, spend[:, n_hist:],
+                quarters_from(quarter_label(period_index(self.window[-1]) + 1), horizon),
+                generations, ceiling, 1.0 if utilisation_ratio is None else utilisation_ratio)
+            names, unit_cost, survival = (list(paths["generations"]), paths["unit_cost"],
+                                          paths["survival"])
+        pad = len(names) - hist["shipments"].shape[1]
+        per_gen = {}
+        for key in ("shipments", "fleet"):
+            past = np.pad(hist[key], ((0, 0), (0, pad), (0, 0))).transpose(0, 2, 1)
+            per_gen[key] = past if horizon <= 0 else np.concatenate([past, paths[key]], axis=1)
+        flows = {key: hist[key] if horizon <= 0 else np.concatenate(
+            [hist[key], paths["rental_revenue" if key == "rental_revenue"
+                              else "merchant_equivalent_value"]], axis=1)
+            for key in ("rental_revenue", "merchant_value")}
+        if survival is None:
+            survival = np.exp(-1.0 / (4.0 * params["useful_life"]))
+        return {
+            "aws_spend_at_cost": (spend, ("draw", "quarter"), AWS_UNITS["spend_at_cost"]),
+            "aws_shipments": (per_gen["shipments"], ("draw", "quarter", "generation"),
+                              AWS_UNITS["shipments"]),
+            "aws_fleet": (per_gen["fleet"], ("draw", "quarter", "generation"),
+                          AWS_UNITS["fleet"]),
+            "aws_rental_revenue": (flows["rental_revenue"], ("draw", "quarter"),
+                                   AWS_UNITS["rental_revenue"]),
+            "aws_merchant_value": (flows["merchant_value"], ("draw", "quarter"),
+                                   AWS_UNITS["merchant_value"]),
+            "aws_unit_cost": (unit_cost, ("draw", "generation"), "USD per chip at cost"),
+            "aws_survival": (survival, ("draw",),
+                             "share of the fleet in service after a quarter"),
+            "generation": (np.asarray(names, dtype=object), ("generation",), ""),
+        }
+
+    def history_samples(self) -> dict[str, np.ndarray]:
+        """Posterior samples (sample, window quarter) of AWS's in-sample quantities."""
+        revenue = self.stacked("rental_revenue")
+        aws = LATENT_GROUPS.index("aws")
+        return {
+            "spend_at_cost": np.exp(self.stacked("log_spend")[:, aws]),
+            "shipments_total": self.stacked("shipments").sum(axis=1),
+            "fleet_total": self.stacked("fleet").sum(axis=1),
+            "rental_revenue": revenue, "rental_run_rate": 4.0 * revenue,
+            "merchant_equivalent_value": self.stacked("merchant_equivalent_value"),
+        }
+
+    # ----------------------------------------------------------------- observed series
+
+    def series_names(self) -> list[str]:
+        """Reported series this fit can forecast (those with data)."""
+        obs = self.data["observations"]
+        return [name for name in FORECAST_SERIES if (obs["series"] == name).any()]
+
+    def series_paths(self, name: str, quarters: int = 4, draws: int | None = None,
+                     seed: int = 0, cost_gap: np.ndarray | None = None
+                     ) -> tuple[pd.DataFrame, np.ndarray]:
+        """Posterior predictive paths of a reported series for its next fiscal quarters.
+
+        Returns
+        -------
+        periods
+            fiscal_period, calendar_quarter_end (estimated: last end + 3 months per step),
+            quarter (calendar).
+        paths
+            Array (draws, quarters) in USD bn: the latent spend through the measurement
+            layer plus its noise.
+        """
+        if name not in self.series_names():
+            raise ForecastError(f"unknown series {name!r} (available: "
+                                f"{', '.join(self.series_names())})")
+        if quarters < 1:
+            raise ForecastError("quarters must be at least 1")
+        rows = self.data["observations"]
+        last = rows[rows["series"] == name].sort_values("calendar_quarter_end").iloc[-1]
+        labels = next_fiscal_labels(str(last["fiscal_period"]), quarters)
+        ends = [pd.Timestamp(last["calendar_quarter_end"]) + pd.DateOffset(months=3 * h)
+                for h in range(1, quarters + 1)]
+        cal = [quarter_label(fiscal_to_calendar_quarter(e)) for e in ends]
+        idx = np.array([quarter_index(q) - quarter_index(self.window[0]) for q in cal])
+        horizon = max(0, int(idx.max()) - (len(self.window) - 1))
+        rng = np.random.default_rng(seed)
+        pick = self.draw_index(draws, rng)
+        log_latent = self.simulate(horizon, pick, rng, cost_gap)
+        mean = self._series_mean(name, log_latent, idx, pick)
+        sigma = 0.0 if name not in SERIES_NOISE else self.stacked(SERIES_NOISE[name], pick)[:, None]
+        # Each series its own noise: the series of one forecast share the latent paths,
+        # never their measurement errors.
+        stream = FORECAST_SERIES.index(name)
+        noise = np.random.default_rng([seed, 1, stream]).standard_normal(mean.shape)
+        periods = pd.DataFrame({"fiscal_period": labels, "calendar_quarter_end": ends,
+                                "quarter": cal})
+        return periods, np.exp(mean + sigma * noise)
+
+    def _series_mean(self, name: str, log_latent: np.ndarray, idx: np.ndarray,
+                     pick: np.ndarray) -> np.ndarray:
+        """Expected log of a reported series at window-relative quarter indices ``idx``."""
+        params = {key: self.stacked(key, pick)[:, None] for key in (
+            "nvidia_compute_fraction", "broadcom_custom_fraction")}
+        cpu = None
+        if name == "amd_data_center":
+            params.update({key: self.stacked(key, pick)[:, None] for key in (
+                "amd_cpu_fraction_start", "amd_cpu_growth")})
+            amd = self.data["observations"]
+            first = amd[amd["series"] == name].sort_values("quarter").iloc[0]
+            offset = quarter_index(str(first["quarter"])) - quarter_index(self.window[0])
+            cpu = amd_cpu_curve(float(first["value"]), params, idx[None, :] - offset)
+        group = LATENT_GROUPS.index(SERIES_GROUP[name])
+        return measurement_log_mean(name, log_latent[:, group, idx], params, cpu=cpu)
+
+    def series_forecast(self, name: str, quarters: int = 4, draws: int | None = None,
+                        seed: int = 0,
+                        quantiles: Sequence[float] = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95),
+                        ) -> pd.DataFrame:
+        """Quantiles of a reported series for its next ``quarters`` fiscal quarters.
+
+        One row per fiscal quarter: series, fiscal_period, calendar_quarter_end, quarter,
+        mean and ``q05`` ... ``q95`` (USD bn).
+        """
+        periods, paths = self.series_paths(name, quarters, draws, seed)
+        table = periods.copy()
+        table.insert(0, "series", name)
+        table["mean"] = paths.mean(axis=0)
+        for q, values in zip(quantiles, np.quantile(paths, quantiles, axis=0), strict=True):
+            table[f"q{round(q * 100):02d}"] = values
+        return table
