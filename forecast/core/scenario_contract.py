@@ -50,6 +50,9 @@ FORECAST_METRICS: Final = (
     "aws_rental_revenue",
     "aws_merchant_value",
     "aws_custom_chips_run_rate",
+    "bound_funding",
+    "bound_power",
+    "bound_supply",
 )
 #: Metrics a thesis evaluator derives from the paths, ``numerator`` / ``denominator``: the
 #: ratio of two priced chips' cost per effective PFLOP-hour at hyperscaler list prices
@@ -103,8 +106,9 @@ PRIOR_DISTRIBUTIONS: Final = ("normal", "lognormal", "halfnormal", "truncnormal"
 #: ``quarter`` distributions.
 QUARTER_INPUTS: Final = ("trainium4_launch_quarter", "nvidia_next_launch_quarter")
 #: Every input a forecast reads from a scenario's draws: utilisation per vendor group, the
-#: owner-TCO inputs, the future chips, NVIDIA's price response (the cost paths), and the
-#: Graviton run rate and the rental-revenue ceiling of AWS's fleet forecast (simulate).
+#: owner-TCO inputs, the future chips, NVIDIA's price response (the cost paths), the
+#: Graviton run rate and the rental-revenue ceiling of AWS's fleet forecast (simulate), and
+#: the funding, power and supply bounds (M6, :mod:`forecast.economics.bounds`).
 REQUIRED_INPUTS: Final = (
     "mfu_nvidia",
     "mfu_amd",
@@ -125,6 +129,22 @@ REQUIRED_INPUTS: Final = (
     "graviton_run_rate_usd_billions",
     "graviton_growth_per_year",
     "aws_rental_revenue_ceiling_usd_billions",
+    "trainium1_unit_cost_usd",
+    "trainium2_unit_cost_usd",
+    "trainium3_unit_cost_usd",
+    "big_five_cash_flow_usd_billions",
+    "cash_flow_growth_per_year",
+    "debt_share_of_cash_flow",
+    "big_five_share_of_demand",
+    "ai_share_of_funding",
+    "accelerator_share_of_capex",
+    "ai_gw_added_per_year",
+    "ai_gw_growth_per_year",
+    "accelerator_usd_billions_per_gw",
+    "cowos_wafers_per_month",
+    "cowos_growth_per_year",
+    "accelerators_per_wafer",
+    "accelerator_asp_usd",
 )
 
 #: ``[readings.<key>]``: how the market model reads Amazon's run-rate statements

@@ -44,17 +44,26 @@ from forecast.economics.vendors import share_vendors
 __all__ = [
     "COST_BASIS",
     "TCO_INPUTS",
+    "UNIT_COST_INPUTS",
     "chip_capex",
     "chip_specs",
     "cost_basis",
     "cost_per_pflop",
     "historical_costs",
     "input_medians",
+    "unit_cost_medians",
 ]
 
 #: Scenario inputs of the owner-TCO basis (their medians for history, their draws ahead).
 TCO_INPUTS: Final = ("chip_life_years", "owner_utilisation", "pue", "electricity_usd_per_kwh",
                      "overhead_fraction")
+#: Chips whose unit cost no source states: one documented imputation with its uncertainty,
+#: a scenario input each. The same draws are M5's fleet's unit costs (the spend model's
+#: prior is matched to them), M1's owner TCO of these chips and the Trainium theses': one
+#: unit cost per chip everywhere.
+UNIT_COST_INPUTS: Final = {"Trainium1": "trainium1_unit_cost_usd",
+                           "Trainium2": "trainium2_unit_cost_usd",
+                           "Trainium3": "trainium3_unit_cost_usd"}
 
 
 def cost_basis(ramp_quarters: int = DEFAULT_RAMP_QUARTERS) -> str:
@@ -103,20 +112,22 @@ def chip_capex(
     seed: int = 0,
     point_spread: float = DEFAULT_POINT_SPREAD,
     vendors: Sequence[str] | None = None,
+    unit_costs: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Median price per unit (USD per chip) of every priced catalogue chip, per calendar year.
 
     Returns a frame indexed by chip with one column per year (the capex of the TCO basis), for
-    the chips of ``vendors`` (default: the groups the share model covers). The result depends
-    only on its arguments, so it is kept per dataset object: repeated forecasts from one
-    dataset (sensitivity runs) compute it once.
+    the chips of ``vendors`` (default: the vendor groups the spend model covers).
+    ``unit_costs`` (chip -> USD) replaces the prices of the chips of
+    :data:`UNIT_COST_INPUTS` in every year. The result depends only on its arguments, so it
+    is kept per dataset object: repeated forecasts from one dataset compute it once.
     """
     groups = None if vendors is None else tuple(vendors)
     key = (id(dataset), tuple(int(y) for y in years), int(draws), int(seed),
            float(point_spread), groups)
     cached = _CAPEX_CACHE.get(key)
     if cached is not None and cached[0]() is dataset:
-        return cached[1].copy()
+        return _with_unit_costs(cached[1].copy(), unit_costs)
     rules = pricing_rules(dataset, point_spread, groups)
     prices = sample_unit_prices(rules, list(years), draws, np.random.default_rng(seed))
     catalogue = covered_catalogue(dataset, groups).index
@@ -126,7 +137,22 @@ def chip_capex(
     if len(_CAPEX_CACHE) >= 32:
         _CAPEX_CACHE.clear()
     _CAPEX_CACHE[key] = (weakref.ref(dataset), frame.copy())
+    return _with_unit_costs(frame, unit_costs)
+
+
+def _with_unit_costs(frame: pd.DataFrame, unit_costs: Mapping[str, float] | None
+                     ) -> pd.DataFrame:
+    for chip, value in (unit_costs or {}).items():
+        if chip in frame.index:
+            frame.loc[chip] = float(value)
     return frame
+
+
+def unit_cost_medians(scenario: Any) -> dict[str, float]:
+    """The scenario's median unit cost of each chip of :data:`UNIT_COST_INPUTS` it has."""
+    names = {chip: name for chip, name in UNIT_COST_INPUTS.items() if name in scenario.inputs}
+    medians = input_medians(scenario, list(names.values()))
+    return {chip: medians[name] for chip, name in names.items()}
 
 
 def chip_specs(dataset: Dataset, vendors: Sequence[str] | None = None) -> pd.DataFrame:
@@ -192,11 +218,12 @@ def historical_costs(
     vendors = covered if vendors is None else tuple(vendors)
     periods = pd.PeriodIndex(list(quarters), freq="Q")
     years = sorted({int(p.year) for p in periods})
-    capex = chip_capex(dataset, years, draws, seed, point_spread)
+    fixed = unit_cost_medians(scenario)
+    capex = chip_capex(dataset, years, draws, seed, point_spread, unit_costs=fixed)
     extra = [v for v in vendors if v not in covered]
     if extra:
         wider = chip_capex(dataset, years, draws, seed, point_spread,
-                           vendors=[*covered, *extra])
+                           vendors=[*covered, *extra], unit_costs=fixed)
         capex = pd.concat([capex, wider.drop(capex.index, errors="ignore")])
     cat = chip_specs(dataset, [*covered, *extra])
     cat = cat[cat["vendor_group"].isin(vendors)]

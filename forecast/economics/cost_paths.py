@@ -43,6 +43,7 @@ from forecast.data.dataset import Dataset
 from forecast.economics.chip_costs import (
     COST_BASIS,
     TCO_INPUTS,
+    UNIT_COST_INPUTS,
     chip_capex,
     chip_specs,
     cost_basis,
@@ -196,12 +197,17 @@ def scenario_costs(
     price_erosion: Mapping[str, str] | None = None,
     vendors: Sequence[str] | None = None,
     chips: Sequence[str] = (),
+    unit_costs: Mapping[str, np.ndarray] | None = None,
 ) -> xr.Dataset:
     """:func:`scenario_cost_paths` and, on the same draws, the own cost of some chips.
 
     Arguments as :func:`scenario_cost_paths`, and ``chips``: chips of the vendor axis (the
     catalogue's or a roadmap generation) whose own cost per effective PFLOP-hour is wanted,
-    e.g. to compare one chip with a vendor's best offer on one basis.
+    e.g. to compare one chip with a vendor's best offer on one basis; ``unit_costs``: chip ->
+    its unit cost per draw (USD), for the chips of
+    :data:`~forecast.economics.chip_costs.UNIT_COST_INPUTS` (the spend model's posterior
+    draws, so that M1 and M5 read one unit cost per chip). A chip of that table without one
+    takes its scenario input's draws.
 
     Returns
     -------
@@ -210,6 +216,7 @@ def scenario_costs(
         :func:`scenario_cost_paths` returns); ``chip_cost`` (draw, quarter, chip): each of
         ``chips`` at its own eroded price, utilisation and TCO (no ramp blending), NaN
         before its launch in that draw. Both USD per effective PFLOP-hour, owner TCO basis.
+        ``chip_unit_cost`` (draw, chip): each of ``chips``' unit cost before erosion.
 
     Raises
     ------
@@ -229,7 +236,8 @@ def scenario_costs(
     columns, col = _columns(dataset, inputs, _Basis(price_year, point_spread, seed),
                             chip_prices, roadmap, vendors,
                             [*(f"mfu_{v}" for v in vendors), *TCO_INPUTS,
-                             *(erosion[v] for v in vendors)])
+                             *(erosion[v] for v in vendors)],
+                            _unit_costs(inputs, unit_costs))
     unknown = [chip for chip in chips if chip not in columns.names]
     if unknown:
         raise ForecastError(f"no cost path for {unknown}: the cost paths of {list(vendors)} "
@@ -239,12 +247,16 @@ def scenario_costs(
     out, own = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters, keep)
     unit, basis = "USD per effective PFLOP-hour", cost_basis(ramp_quarters)
     draw = np.arange(len(inputs))
+    capex = np.column_stack([columns.capex[k] for k in keep]) if keep else np.empty(
+        (len(inputs), 0))
     return xr.Dataset(
         {"vendor_cost": xr.DataArray(out, dims=("draw", "quarter", "vendor"),
                                      attrs={"unit": unit, "basis": basis}),
          "chip_cost": xr.DataArray(own, dims=("draw", "quarter", "chip"),
                                    attrs={"unit": unit, "basis": "owner TCO per chip-hour "
-                                          "over dense PFLOPS x the vendor's MFU"})},
+                                          "over dense PFLOPS x the vendor's MFU"}),
+         "chip_unit_cost": xr.DataArray(capex, dims=("draw", "chip"), attrs={
+             "unit": "USD per chip (the capex at launch the owner TCO starts from)"})},
         coords={"draw": draw, "quarter": labels, "vendor": list(vendors),
                 "chip": list(chips)})
 
@@ -333,11 +345,22 @@ class _Basis:
     seed: int
 
 
+def _unit_costs(inputs: pd.DataFrame, given: Mapping[str, np.ndarray] | None
+                ) -> dict[str, np.ndarray]:
+    """Unit cost draws of the chips of ``UNIT_COST_INPUTS``: ``given``, else the inputs'."""
+    out = {chip: inputs[name].to_numpy(float) for chip, name in UNIT_COST_INPUTS.items()
+           if name in inputs}
+    out.update({chip: np.asarray(values, dtype=float) for chip, values in (given or {}).items()})
+    return out
+
+
 def _columns(dataset: Dataset, inputs: pd.DataFrame, basis: _Basis,
              chip_prices: Mapping[str, str] | None, roadmap: Iterable[GenerationLike] | None,
-             vendors: Sequence[str], also: Sequence[str]
+             vendors: Sequence[str], also: Sequence[str],
+             unit_costs: Mapping[str, np.ndarray] | None = None
              ) -> tuple[ChipColumns, dict[str, np.ndarray]]:
-    """The chip columns of ``vendors`` and the input draws they and ``also`` read."""
+    """The chip columns of ``vendors`` (a chip of ``unit_costs`` at those draws of its unit
+    cost) and the input draws they and ``also`` read."""
     generations = list(SHIPPED_ROADMAP if roadmap is None else roadmap)
     specs = chip_specs(dataset, vendors)
     table = UNWIRED_CHIP_PRICES if chip_prices is None else chip_prices
@@ -353,6 +376,9 @@ def _columns(dataset: Dataset, inputs: pd.DataFrame, basis: _Basis,
     capex = _axis_capex(dataset, year, basis.seed, basis.point_spread, vendors)
     col = {name: inputs[name].to_numpy(float) for name in needed}
     columns = _chip_columns(capex, specs, priced, col, len(inputs))
+    for chip, values in (unit_costs or {}).items():
+        if chip in columns.names:
+            columns.capex[columns.names.index(chip)] = values
     add_generations(columns, generations, vendors, col)
     return columns, col
 

@@ -18,7 +18,10 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    (``aws_rental_revenue_ceiling_usd_billions``), and the merchant-equivalent value of the
    shipments' effective compute; the Graviton-inclusive run rate adds the scenario's
    Graviton run rate to 4 x the quarter's rental revenue.
-4. **Prices**: price per chip-hour at hyperscaler list prices for the priced chips (M2) and
+4. **Bounds** (M6, :mod:`forecast.economics.bounds`): what can be funded, powered and built,
+   each a path of accelerator dollars a year from the scenario's inputs (``bound_funding``,
+   ``bound_power``, ``bound_supply``); the TAM's growth fades against the tightest.
+5. **Prices**: price per chip-hour at hyperscaler list prices for the priced chips (M2) and
    the cost per effective PFLOP-hour through each vendor's utilisation draw; the same chips'
    owner-TCO cost beside each vendor's best offer (the ``owner_cost_ratio`` theses).
 
@@ -42,6 +45,7 @@ from forecast.core.calendar import quarter_index, quarter_labels, year_of
 from forecast.core.errors import ForecastError
 from forecast.core.scenario_contract import IN_SAMPLE_METRICS, PRICED_CHIPS
 from forecast.data.dataset import Dataset
+from forecast.economics.bounds import BOUND_INPUTS, BOUND_UNIT, bound_paths, quarter_years, tightest
 from forecast.economics.cost_paths import launch_prices, scenario_costs
 from forecast.models.spend.math import COST_VENDOR, RIVALS, VENDORS
 from forecast.models.spend.statements import graviton_run_rate_paths
@@ -104,13 +108,18 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         raise ForecastError(f"inputs have {len(inputs)} rows, not one per draw ({draws})")
     else:
         inputs = inputs.reset_index(drop=True)
+    # One unit cost per chip: the cost paths price AWS's chips at the posterior draws behind
+    # each path's fleet.
+    unit_costs = spend_model.unit_costs(spend_model.sample_index(draws, seed))
     costs = scenario_costs(dataset, inputs, quarters, seed=seed,
                            chip_prices=scenario.chip_prices,
                            ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
                            roadmap=scenario.roadmap, price_erosion=scenario.price_erosion,
-                           vendors=VENDORS, chips=PRICED_CHIPS)
+                           vendors=VENDORS, chips=PRICED_CHIPS, unit_costs=unit_costs)
+    bounds = bound_paths({name: _column(inputs, name) for names in BOUND_INPUTS.values()
+                          for name in names}, quarter_years(quarters))
     paths = _spend_paths(spend_model, scenario, inputs, costs["vendor_cost"], quarters, draws,
-                         seed)
+                         seed, tightest(bounds)[0])
     history = paths.isel(quarter=slice(0, len(spend_model.window)))
     data = paths.sel(quarter=quarters)
     data["vendor_cost"] = costs["vendor_cost"].transpose("draw", "quarter", "vendor").rename(
@@ -118,9 +127,13 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     data["owner_cost_per_pflop_hour"] = costs["chip_cost"].assign_coords(
         draw=data["draw"].values).transpose("draw", "quarter", "chip").assign_attrs(
         unit="USD per effective PFLOP-hour (owner TCO basis)")
+    data["chip_unit_cost"] = costs["chip_unit_cost"].assign_coords(draw=data["draw"].values)
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
     data["price"], data["cost_per_pflop_hour"] = prices["price"], prices["cost_per_pflop_hour"]
     data["aws_custom_chips_run_rate"] = _run_rate(data, spend_model, quarters, inputs)
+    for name, values in bounds.items():
+        data[f"bound_{name}"] = xr.DataArray(values, dims=("draw", "quarter"),
+                                             attrs={"unit": BOUND_UNIT})
     check_paths(data)
     models = (spend_model, price)
     return Forecast(
@@ -145,16 +158,16 @@ def cost_gaps(vendor_cost: xr.DataArray) -> np.ndarray:
 
 def _spend_paths(spend_model: Any, scenario: Any, inputs: pd.DataFrame,
                  vendor_cost: xr.DataArray, quarters: list[str], draws: int,
-                 seed: int) -> xr.Dataset:
-    """The spend model's paths over its window and ``quarters``, with shares and custom
-    silicon spend."""
+                 seed: int, bound: np.ndarray) -> xr.Dataset:
+    """The spend model's paths over its window and ``quarters`` (the TAM's growth fading
+    against ``bound``, the tightest of M6's bounds), with shares and custom silicon spend."""
     ratio = _column(inputs, "mfu_aws") / _column(inputs, "mfu_nvidia")
     paths = spend_model.forecast(
         quarters, draws=draws, seed=seed, cost_gap=cost_gaps(vendor_cost),
         include_history=True,
         generations=aws_roadmap(scenario.roadmap, inputs, spend_model.generations),
         ceiling=_column(inputs, "aws_rental_revenue_ceiling_usd_billions")[:, None],
-        utilisation_ratio=ratio)
+        utilisation_ratio=ratio, bound=bound)
     paths["share"] = (paths["spend"] / paths["tam"]).assign_attrs(
         unit="fraction of spend (five vendor groups)")
     paths["custom_silicon_spend"] = (paths["spend"].sel(vendor="google")

@@ -189,9 +189,10 @@ def _relative_positions(data: Mapping[str, pd.DataFrame], window: list[str], log
         target, deviation, params["position_start"], params["adjustment_speed"], xp=pt,
         length=len(window)), dims=("rival", "position_quarter"))
     lifts = lift_layout(data["ramps"])
-    heights = pt.concatenate([
-        prior("ramp_lift", priors["ramp_lift"], dims="ramp"),
-        prior("ramp_lift_ahead", priors["ramp_lift_ahead"], dims="ramp_ahead")])
+    heights = pt.concatenate(
+        [prior(name, priors[name], dims=dim) for name, dim, names in (
+            ("ramp_lift", "ramp", lifts["in_data"]),
+            ("ramp_lift_ahead", "ramp_ahead", lifts["ahead"])) if names] or [pt.zeros(0)])
     curves = ramp_curves(t, lifts["midpoint"], RAMP_WIDTH)
     position = pm.Deterministic(
         "position", adjusted + ramp_lifts(heights, curves, lifts["owner"], len(RIVALS), xp=pt),

@@ -42,28 +42,33 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
                      "1.5%-11% a quarter.",
     },
     "position_start_amd": {
-        "dist": "normal", "mu": -3.0, "sigma": 1.0,
-        "rationale": "log(AMD / NVIDIA accelerator spend) in the first data quarter (2019): "
-                     "AMD's MI50/MI100 sold a few percent of NVIDIA's volume.",
+        "dist": "normal", "mu": -3.0, "sigma": 0.7,
+        "rationale": "log(AMD / NVIDIA accelerator spend) in 2022Q4, the quarter before the "
+                     "rivals' positions start: AMD's MI250 sold a few hundred million dollars a "
+                     "quarter against NVIDIA's Data Center compute of about USD 3 bn "
+                     "(data/vendor_quarterly_revenue.csv): -3 (5%), 90% range 1.6%-16%.",
     },
     "position_start_custom": {
-        "dist": "normal", "mu": -2.0, "sigma": 1.0,
-        "rationale": "log(custom XPU / NVIDIA spend) in 2019: TPUs were in their third "
-                     "generation; a tenth of NVIDIA's DC compute is the centre, wide.",
+        "dist": "normal", "mu": -1.5, "sigma": 0.7,
+        "rationale": "log(Broadcom-built XPUs / NVIDIA spend) in 2022Q4: Broadcom's AI revenue "
+                     "ran near USD 1 bn a quarter in early 2023 "
+                     "(data/vendor_quarterly_revenue.csv), most of it TPUs, against NVIDIA's USD "
+                     "3-4 bn of compute: -1.5 (22%), 90% range 7%-70%.",
     },
     "position_start_aws": {
-        "dist": "normal", "mu": -4.0, "sigma": 1.5,
-        "rationale": "log(AWS Trainium/Inferentia / NVIDIA spend) in 2019: Inferentia1 only "
-                     "(Trainium1 is 2022); about 2% of NVIDIA, very wide.",
+        "dist": "normal", "mu": -3.5, "sigma": 1.0,
+        "rationale": "log(AWS Trainium and Inferentia / NVIDIA spend) in 2022Q4: Trainium1 had "
+                     "just reached general availability (2022-10), Inferentia2 was months away: "
+                     "-3.5 (3%), very wide (90% range 0.6%-16%); Amazon's statements at the data "
+                     "end condition the path.",
     },
     "position_start_rest": {
         "dist": "normal", "mu": -2.5, "sigma": 1.0,
-        "rationale": "log(other accelerators / NVIDIA spend) in 2019: Intel (Habana), "
-                     "Huawei Ascend, Graphcore and others, about 8% of NVIDIA at the centre, "
-                     "90% range 1.6%-42%. Later evidence: Intel missed its $0.5B Gaudi "
-                     "target for 2024 (vendor_quarterly_revenue.csv) and Huawei planned "
-                     "about 400k Ascend 910B/910C chips for 2025 (press reports); the "
-                     "share interval of 2024 enters the likelihood.",
+        "rationale": "log(other accelerators / NVIDIA spend) in 2022Q4: Intel Gaudi2, Huawei "
+                     "Ascend, Graphcore and others at about 8% of NVIDIA at the centre, 90% "
+                     "range 1.6%-42%. Later evidence: Intel missed its USD 0.5 bn Gaudi target "
+                     "for 2024 (vendor_quarterly_revenue.csv); the share interval of 2024 enters "
+                     "the likelihood.",
     },
     "price_coefficient": {
         "dist": "lognormal", "median": 1.0, "sigma": 0.6,
@@ -73,9 +78,12 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
                      "[priors.share] sets it.",
     },
     "adjustment_speed": {
-        "dist": "beta", "alpha": 2.0, "beta": 3.0,
+        "dist": "beta", "alpha": 3.0, "beta": 4.5,
         "rationale": "lambda: the share of the gap to the cost-driven target closed in a "
-                     "quarter; mean 0.4. Contracts, software ports and supply slow switching.",
+                     "quarter; mean 0.4, 90% range 0.16-0.67. Contracts, software ports and "
+                     "supply slow switching; half the gap closes in one to four quarters. "
+                     "Narrower than Beta(2, 3): four rivals share it, two of them unreported, "
+                     "and a flatter prior left the sampler a ridge with their deviations.",
     },
     "deviation_persistence": {
         "dist": "beta", "alpha": 4.0, "beta": 3.0,
@@ -86,12 +94,12 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
                      "meaning.",
     },
     "ecosystem": {
-        "dist": "normal", "mu": -2.5, "sigma": 1.5, "unit": "log-ratio to NVIDIA",
+        "dist": "normal", "mu": -2.5, "sigma": 1.0, "unit": "log-ratio to NVIDIA",
         "rationale": "a_g: each rival's log spend over NVIDIA's at equal cost per effective "
                      "PFLOP-hour (its ecosystem, lock-in and supply, against CUDA's), one per "
                      "rival. Rivals sold a few percent to a fifth of NVIDIA's dollars in "
-                     "2019-2025: -2.5 is 8%, and the 90% range 0.7%-96% leaves the reported "
-                     "series to place each one.",
+                     "2022-2025: -2.5 is 8%, 90% range 1.6%-42%; the reported series place "
+                     "each one within it.",
     },
     "ecosystem_erosion": {
         "dist": "normal", "mu": 0.0, "sigma": 0.15, "unit": "log-ratio per year",
@@ -204,20 +212,23 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
     },
     "unit_cost_trainium1": {
         "dist": "lognormal", "median": 5000.0, "sigma": 0.6, "unit": "USD per chip at cost",
-        "rationale": "Trainium1/Inferentia2 chip, 32 GB HBM2e and board at cost (no merchant "
-                     "margin). No published figure: half the Trainium2 centre for a smaller "
-                     "die and a third of the memory; 90% range $1.9k-13k.",
+        "rationale": "Trainium1/Inferentia2 chip at cost: the scenario's "
+                     "trainium1_unit_cost_usd input, which this prior is matched to "
+                     "(forecast/economics/chip_costs.py UNIT_COST_INPUTS); this default is "
+                     "for a fit without a scenario.",
     },
     "unit_cost_trainium2": {
         "dist": "lognormal", "median": 10000.0, "sigma": 0.5, "unit": "USD per chip at cost",
-        "rationale": "Trainium2 with 96 GB HBM3 at cost: the market model's aws_chip_value "
-                     "centre (about a third of an H100's selling price); 90% range $4.4k-23k. "
-                     "Epoch's counts against the spend inform it.",
+        "rationale": "Trainium2 chip at cost: the scenario's trainium2_unit_cost_usd input, "
+                     "which this prior is matched to; this default is for a fit without a "
+                     "scenario. Amazon's statements (Rainier's fleet against the spend) "
+                     "inform it.",
     },
     "unit_cost_trainium3": {
         "dist": "lognormal", "median": 15000.0, "sigma": 0.6, "unit": "USD per chip at cost",
-        "rationale": "Trainium3 (3 nm, 144 GB HBM3e: 1.5x Trainium2's memory): 1.5x the "
-                     "Trainium2 centre, wider; 90% range $5.6k-40k. Prior-only in the fit.",
+        "rationale": "Trainium3 chip at cost: the scenario's trainium3_unit_cost_usd input, "
+                     "which this prior is matched to; this default is for a fit without a "
+                     "scenario. Prior-only in the fit.",
     },
     "useful_life": {
         "dist": "lognormal", "median": 5.0, "sigma": 0.25, "unit": "years",

@@ -36,6 +36,7 @@ from forecast.models.spend.math import (
 )
 from forecast.models.spend.simulation import (
     PositionState,
+    bounded_level,
     hold_last,
     simulate_level,
     simulate_positions,
@@ -95,6 +96,17 @@ class FittedSpend(Fitted):
                                 f"end {last}")
         return max(steps, default=0), labels
 
+    def sample_index(self, draws: int | None, seed: int) -> np.ndarray:
+        """The posterior samples behind the paths of ``forecast(..., draws, seed)``: the
+        same ones, so that a caller can read them first (the unit costs the cost paths
+        share with the fleet)."""
+        return self.draw_index(draws, np.random.default_rng(seed))
+
+    def unit_costs(self, pick: np.ndarray) -> dict[str, np.ndarray]:
+        """Each fitted AWS generation's unit cost at the samples ``pick`` (USD per chip)."""
+        values = self.stacked("unit_cost", pick)
+        return {str(name): values[:, k] for k, name in enumerate(self.generations["generation"])}
+
     def path_parameters(self, pick: np.ndarray) -> dict[str, Any]:
         """What AWS's fleet paths read, one posterior sample per path."""
         params: dict[str, Any] = {name: self.stacked(name, pick) for name in PATH_PARAMETERS}
@@ -107,22 +119,21 @@ class FittedSpend(Fitted):
     # ----------------------------------------------------------------- simulation
 
     def simulate(self, horizon: int, pick: np.ndarray, rng: np.random.Generator,
-                 cost_gap: np.ndarray | None = None) -> np.ndarray:
+                 cost_gap: np.ndarray | None = None, bound: np.ndarray | None = None
+                 ) -> np.ndarray:
         """Log spend of the latent groups over the window and ``horizon`` quarters after it,
         (draw, group, window + horizon), for the posterior samples ``pick``.
 
         ``cost_gap`` (draw, rival, horizon): the rivals' log cost gaps to NVIDIA in the
-        forecast quarters; None holds the last fitted quarter's. Random numbers, in order:
-        NVIDIA's level (state draw, scales, shocks), then the positions' shocks.
+        forecast quarters; None holds the last fitted quarter's. ``bound`` (draw, horizon):
+        the tightest of M6's bounds, USD bn of accelerator spend a year, which the TAM's
+        growth fades against (:func:`~forecast.models.spend.simulation.bounded_level`);
+        None: no bound. Random numbers, in order: the positions' shocks, then NVIDIA's level
+        (state draw, scales, shocks).
         """
         history = self.stacked("log_spend", pick)                      # (d, G, W)
         if horizon <= 0:
             return history
-        nowcast = None
-        if self.config.get("nowcast"):
-            nowcast = self.stacked("shock_scale_nowcast", pick)
-        level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
-                               horizon, rng, nowcast)
         gap = (hold_last(self.data_cost_gap()[None], horizon).repeat(len(pick), axis=0)
                if cost_gap is None else np.asarray(cost_gap, dtype=float))
         if gap.shape != (len(pick), len(RIVALS), horizon):
@@ -132,6 +143,13 @@ class FittedSpend(Fitted):
         years = (t - quarter_index(self.window[0])) / 4.0
         adjusted = simulate_positions(self._position_state(pick), gap, years, rng)
         position = adjusted + self._ramps(pick, t)
+        nowcast = (self.stacked("shock_scale_nowcast", pick) if self.config.get("nowcast")
+                   else None)
+        level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
+                               horizon, rng, nowcast)
+        if bound is not None:
+            weight = np.log1p(np.exp(position).sum(axis=1))
+            level, _ = bounded_level(level, weight, bound)
         future = np.concatenate([level[:, None, :], level[:, None, :] + position], axis=1)
         return np.concatenate([history, future], axis=2)
 
@@ -153,8 +171,9 @@ class FittedSpend(Fitted):
     def _ramps(self, pick: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Each rival's ramp lifts at quarter indices ``t`` (draw, rival, quarter)."""
         lifts = lift_layout(self.data["ramps"])
-        heights = np.concatenate([self.stacked("ramp_lift", pick),
-                                  self.stacked("ramp_lift_ahead", pick)], axis=1)
+        heights = np.concatenate([self.stacked(name, pick) for name in ("ramp_lift",
+                                  "ramp_lift_ahead") if name in self.posterior]
+                                 or [np.zeros((len(pick), 0))], axis=1)
         curves = ramp_curves(t, lifts["midpoint"], RAMP_WIDTH)
         return ramp_lifts(heights, curves, lifts["owner"], len(RIVALS))
 
@@ -163,7 +182,8 @@ class FittedSpend(Fitted):
     def forecast(self, quarters: int | Sequence[str], draws: int | None = None,
                  seed: int = 0, cost_gap: np.ndarray | None = None,
                  include_history: bool = False, generations: Any = None,
-                 ceiling: Any = None, utilisation_ratio: Any = None) -> xr.Dataset:
+                 ceiling: Any = None, utilisation_ratio: Any = None,
+                 bound: np.ndarray | None = None) -> xr.Dataset:
         """Joint sample paths of every vendor's spend, the TAM and AWS's three quantities.
 
         Parameters
@@ -183,6 +203,9 @@ class FittedSpend(Fitted):
             AWS generations beyond the fit (a scenario's roadmap), the rental revenue
             ceiling, AWS's MFU over NVIDIA's per path: see
             :func:`~forecast.models.spend.aws_paths.aws_silicon_paths`.
+        bound
+            The tightest of M6's bounds per path and forecast quarter (draw, quarter), USD
+            bn a year; None: the TAM is unbounded.
 
         Returns
         -------
@@ -194,7 +217,7 @@ class FittedSpend(Fitted):
         horizon, labels = self.horizon_of(quarters)
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
-        latent = np.exp(self.simulate(horizon, pick, rng, cost_gap))
+        latent = np.exp(self.simulate(horizon, pick, rng, cost_gap, bound))
         split = vendor_spend(latent, self.stacked("google_fraction_of_custom", pick),
                              self.stacked("rest_custom_fraction", pick))
         n_hist = len(self.window)

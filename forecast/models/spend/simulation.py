@@ -44,9 +44,23 @@ class PositionState:
     persistence: np.ndarray
 
 
+#: Softness of the bound (log scale): where the unconstrained TAM meets the bound the TAM is
+#: the bound x 2 ** -0.15 (0.90 of it); far above, the TAM follows the bound; far below, its
+#: own path.
+BOUND_SOFTNESS = 0.15
+
+
+def soft_minimum(a: np.ndarray, b: np.ndarray, softness: float = BOUND_SOFTNESS) -> np.ndarray:
+    """A smooth minimum of two log levels: ``-w log(exp(-a / w) + exp(-b / w))``, below
+    both, within ``w log 2`` of the smaller."""
+    low = np.minimum(a, b)
+    return low - softness * np.log1p(np.exp(-np.abs(a - b) / softness))
+
+
 def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Generator,
                    nowcast_scale: np.ndarray | None = None) -> np.ndarray:
-    """NVIDIA's log compute spend over the next ``horizon`` quarters (draw, horizon).
+    """NVIDIA's log compute spend over the next ``horizon`` quarters (draw, horizon),
+    unconstrained: the demand the damped trend carries.
 
     ``s`` holds per path the trend's parameters and filtered state (``level_last``,
     ``growth_last``, ``state_var_*``). With ``nowcast_scale`` the filtered state is that of
@@ -64,6 +78,30 @@ def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Gen
     scales[:, 0] = nowcast_scale
     later = simulate_trend(level, growth, trend, horizon - 1, rng, scales[:, 1:])
     return np.concatenate([level[:, None], later], axis=1)
+
+
+def bounded_level(level: np.ndarray, log_weight: np.ndarray, bound: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The common level under M6's bound: the TAM is the soft minimum of the demand the
+    trend carries and the bound, so its growth fades to the bound's as demand outgrows it.
+
+    Parameters
+    ----------
+    level
+        NVIDIA's unconstrained log compute spend (draw, quarter).
+    log_weight
+        Log of the TAM over NVIDIA's spend (draw, quarter): log(1 + sum of exp(position)).
+    bound
+        The tightest bound, USD bn of accelerator spend a year (draw, quarter).
+
+    Returns
+    -------
+    tuple
+        The bounded level, and whether demand exceeded the bound (the bound binds).
+    """
+    demand = level + log_weight
+    ceiling = np.log(np.asarray(bound, dtype=float) / 4.0)
+    return soft_minimum(demand, ceiling) - log_weight, demand > ceiling
 
 
 def simulate_positions(state: PositionState, cost_gap: np.ndarray, years: np.ndarray,
