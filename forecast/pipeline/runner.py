@@ -89,6 +89,7 @@ def load_run(
     are :func:`run_scenario`'s. ``paths``, ``(draws, horizon)`` (None: the scenario's), asks
     to check the paths to be simulated (:func:`check_paths`) before fitting or returning.
     """
+    from forecast.economics.scenario_checks import check_scenario_data
     from forecast.pipeline.fitting import find_fit
     from forecast.scenarios import load_scenario
     from forecast.store.bundles import latest_data_dir
@@ -98,12 +99,14 @@ def load_run(
     if bundle is not None:
         dataset = fit_dataset(bundle.data_dir if data_dir is None else data_dir,
                               bundle.meta.get("as_of"), root=root)
+        check_scenario_data(scenario, dataset)
         if paths is not None:
             check_paths(scenario, dataset, bundle.models["market"].timeline[-1], *paths)
         return scenario, dataset, bundle
     # No fit covers this scenario: fit it on the data of the newest published fit.
     dataset = fit_dataset(data_dir if data_dir is not None else latest_data_dir(root),
                           None, root=root)
+    check_scenario_data(scenario, dataset)
     if paths is not None:
         check_paths(scenario, dataset, _market_data_end(dataset), *paths)
     check_store_writable(root)
@@ -218,6 +221,7 @@ def preflight(names: Sequence[str] | None, draws: int | None, *, horizon: int | 
     ForecastError
         When they would not fit (:func:`check_memory`).
     """
+    from forecast.economics.scenario_checks import check_scenario_data
     from forecast.scenarios import list_scenarios, load_scenario
     from forecast.store.bundles import latest_data_dir
 
@@ -226,6 +230,7 @@ def preflight(names: Sequence[str] | None, draws: int | None, *, horizon: int | 
                           root=root)
     data_end = _market_data_end(dataset)
     for scenario in scenarios:
+        check_scenario_data(scenario, dataset)
         check_memory(scenario.draws if draws is None else draws,
                      scenario.horizon if horizon is None else horizon, data_end, dataset)
 

@@ -66,6 +66,7 @@ from forecast.models.aws_silicon import (
     graviton_run_rate_paths,
 )
 from forecast.pipeline.results import Forecast, check_paths
+from forecast.scenarios.supports import check_draws
 from forecast.store.bundles import FitBundle
 
 
@@ -138,6 +139,8 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         raise ForecastError(f"inputs have {len(inputs)} rows, not one per draw ({draws})")
     else:
         inputs = inputs.reset_index(drop=True)
+    # A value no reader can take is refused here, by input, not deep in the cost paths.
+    check_draws(scenario, inputs)
 
     tam, shares, costs, other_custom, in_sample = _vendor_split(
         market, share, dataset, scenario, inputs, quarters, draws, seed)

@@ -165,7 +165,21 @@ def merge(layers: list[Layer]) -> Scenario:
         path=leaf.path,
         extends=leaf.extends,
         lineage=tuple(layer.name for layer in layers[1:]),
+        sources=_sources(layers),
     )
+
+
+def _sources(layers: list[Layer]) -> dict[str, str]:
+    """The file that set each input, chip price and roadmap generation (the nearest layer
+    to the leaf that sets it), by key path."""
+    sources: dict[str, str] = {}
+    for layer in reversed(layers):
+        sources.update({f"inputs.{name}": layer.where.file for name in layer.inputs})
+        sources.update({f"chip_prices.{chip}": where.file
+                        for chip, (_, where) in layer.chip_prices.items()})
+        sources.update({f"roadmap.{vendor}.{name}": where.file
+                        for (vendor, name), (_, where) in layer.roadmap.items()})
+    return sources
 
 
 def _merge_sections(layers: list[Layer]) -> Layer:
