@@ -15,6 +15,7 @@ is read, which then silently keeps the value of the scenario it extends, so it i
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -127,11 +128,21 @@ def support_problem(spec: InputSpec, support: Support) -> str | None:
         return None if spec.is_quarter else "it is a number, not a launch quarter"
     if spec.is_quarter:
         return "it is a launch quarter, not a number"
+    params = tuple(sorted(spec.params.items()))
+    return _distribution_problem(spec.dist, params, support)
+
+
+@functools.lru_cache(maxsize=4096)
+def _distribution_problem(dist: str, params: tuple[tuple[str, float], ...],
+                          support: Support) -> str | None:
+    """:func:`support_problem` of a numeric distribution, by value: a scenario loaded again
+    (every command loads its chain, a sweep or test many times) costs its quantiles once."""
+    spec = InputSpec(name="", dist=dist, params=dict(params))
     with np.errstate(all="ignore"):
-        lowest, low, high, highest = (float(v) for v in spec.quantile(
-            np.array([0.0, TAIL, 1.0 - TAIL, 1.0])))
-        spread = [float(v) for v in spec.quantile(np.array(SPREAD_QUANTILES))]
-    if not support.covers(lowest, highest, spec.is_fixed):
+        lowest, low, spread_low, spread_high, high, highest = (float(v) for v in spec.quantile(
+            np.array([0.0, TAIL, *SPREAD_QUANTILES, 1.0 - TAIL, 1.0])))
+    spread = (spread_low, spread_high)
+    if not support.covers(lowest, highest, dist == "fixed"):
         return (f"its distribution takes values from {_shown(lowest)} to {_shown(highest)}"
                 if lowest != highest else f"it is fixed at {_shown(lowest)}")
     if not (support.contains(low) and support.contains(high)
