@@ -31,9 +31,11 @@ import numpy as np
 import pandas as pd
 
 from forecast.core.calendar import quarter_index
+from forecast.core.errors import ForecastError
 from forecast.economics.share_inputs import ShareData
 from forecast.evaluation import harness, scoring
 from forecast.models.share import ShareModel
+from forecast.models.share.data import measured_quarters
 
 MODEL = "share_model"
 NAIVE = "constant_share"
@@ -130,15 +132,48 @@ class ShareActuals:
                 for v in range(1, len(data.vendors)) if data.observed[t, v]}
 
 
+def _usable(labels: Sequence[str], observed: np.ndarray) -> list[str]:
+    """Quarters that leave at least one quarter to score, each with at least three measured
+    quarters of some rival before it (``observed``: (T, V), the reference first)."""
+    return [q for i, q in enumerate(labels[:-1]) if observed[: i + 1, 1:].sum(axis=0).max() >= 3]
+
+
 def share_origins(data: ShareData, origins: int, horizon: int) -> list[str]:
     """The last ``origins`` quarters that leave at least one quarter to score, each with at
     least three measured quarters of some rival before it."""
-    labels = list(data.quarters)
-    usable = [q for i, q in enumerate(labels[:-1])
-              if data.observed[: i + 1, 1:].sum(axis=0).max() >= 3]
+    usable = _usable(list(data.quarters), data.observed)
     if not usable:
         raise ValueError("share backtest: no origin has three measured quarters before it")
     return usable[-origins:]
+
+
+def check_backtest(dataset: Any, origins: int, horizon: int) -> int:
+    """Refuse, before the market model is fitted (minutes), more ``origins`` than the data
+    give (:func:`share_origins`' rule on the quarters the market data measure each rival).
+
+    Returns
+    -------
+    int
+        Values one origin's forecasts hold per path: every rival for ``horizon`` quarters,
+        for the model, the naive forecast and their stack.
+
+    Raises
+    ------
+    ForecastError
+        Saying how many origins the data give.
+    """
+    from forecast.models.market import market_timeline, prepare_market_data
+    from forecast.models.market.data import VENDORS
+
+    frames = prepare_market_data(dataset)
+    quarters = market_timeline(frames)
+    usable = _usable(quarters, measured_quarters(frames, quarters, list(VENDORS)))
+    if origins > len(usable):
+        span = f" ({usable[0]} to {usable[-1]})" if usable else ""
+        raise ForecastError(f"--origins {origins}: the data give {len(usable)} share origins"
+                            f"{span}, quarters with three measured quarters of a rival before "
+                            f"them and one after; ask for at most {len(usable)}")
+    return horizon * (len(VENDORS) - 1) * 3
 
 
 def _weight(pairs: list[tuple[np.ndarray, np.ndarray, float]], seed: int) -> float:
@@ -248,6 +283,7 @@ def backtest_share_cli(dataset: Any, *, origins: int, horizon: int, draws: int,
     from forecast.scenarios import load_scenario
 
     spec = load_scenario(scenario)
+    check_backtest(dataset, origins, horizon)  # before the market fit
     if progress is not None:
         progress(f"market model ({spec.name}): sampling the measurements...")
     market = MarketModel.from_scenario(spec).fit_dataset(dataset, spec)

@@ -37,6 +37,19 @@ EVIDENCE: dict[str, tuple[tuple[str, str | None], ...]] = {
 }
 
 
+def measured_quarters(frames: Mapping[str, pd.DataFrame], quarters: list[str],
+                      vendors: list[str]) -> np.ndarray:
+    """(T, V) whether each vendor's spend is measured in each quarter: the reference in
+    every quarter, a rival where reported evidence of it (:data:`EVIDENCE`) has a row of the
+    market model's input ``frames`` (no fit needed)."""
+    observed = np.zeros((len(quarters), len(vendors)), dtype=bool)
+    observed[:, 0] = True
+    for k, vendor in enumerate(vendors[1:], start=1):
+        marks = _evidence_quarters(frames, vendor)
+        observed[:, k] = [q in marks for q in quarters]
+    return observed
+
+
 def measured_cells(data: ShareData) -> tuple[np.ndarray, np.ndarray]:
     """``(y, seen)``: (T, V) measured log-ratios of the rivals (0 where unmeasured) and the
     0/1 mask of measured cells."""
@@ -91,11 +104,7 @@ def share_data_from_market(market: Any, log_cost: pd.DataFrame,
         From the first quarter in which a rival is measured to the market's last quarter.
     """
     quarters, vendors, ratios = market_log_ratios(market)
-    observed = np.zeros((len(quarters), len(vendors)), dtype=bool)
-    observed[:, 0] = True
-    for k, vendor in enumerate(vendors[1:], start=1):
-        marks = _evidence_quarters(market.data, vendor)
-        observed[:, k] = [q in marks for q in quarters]
+    observed = measured_quarters(market.data, quarters, vendors)
     rows = np.flatnonzero(observed[:, 1:].any(axis=1))
     if rows.size < 3:
         raise ForecastError("share model: fewer than three quarters with a measured rival")
