@@ -71,8 +71,8 @@ def check_paths(paths: int, inputs: int, flag: str = "paths") -> None:
         Naming ``flag`` (``--draws`` on the command line) and the minimum.
     """
     if paths < min_paths(inputs):
-        raise ForecastError(f"{flag} {paths}: believe regresses the thesis metric on {inputs} varying "
-                            f"inputs and needs at least {min_paths(inputs)} paths "
+        raise ForecastError(f"{flag} {paths}: believe regresses the thesis metric on {inputs} "
+                            f"varying inputs and needs at least {min_paths(inputs)} paths "
                             f"({PATHS_PER_COEFFICIENT} per input and intercept); ask for "
                             "more")
 
