@@ -327,7 +327,7 @@ def _add_check(commands: Commands) -> None:
     model_check.add_argument("--scenario", default="base", type=check.nonempty)
     model_check.add_argument("--seed", type=check.seed, default=0,
                              help="seed of the predictive draws")
-    model_check.add_argument("--fit", type=check.nonempty,
+    model_check.add_argument("--fit", type=check.fit_id,
                              help="use this stored fit id instead of the latest")
     model_check.add_argument("--data", type=check.existing_directory,
                              help="data directory (default: the fit's own snapshot)")
@@ -358,7 +358,7 @@ def _add_forecast(commands: Commands) -> None:
     forecast.add_argument("--out", type=check.directory_to_be,
                           help="directory for CSV, Parquet, JSON and PNG files")
     forecast.add_argument("--format", choices=["table", "json", "csv"], default="table")
-    forecast.add_argument("--fit", type=check.nonempty,
+    forecast.add_argument("--fit", type=check.fit_id,
                           help="use this stored fit id instead of the latest")
     forecast.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
     forecast.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)
@@ -399,12 +399,12 @@ def _add_fits(commands: Commands) -> None:
     listing.add_argument("--format", choices=["table", "json"], default="table")
     listing.set_defaults(handler=cmd_fits_list)
     showing = fits.add_parser("show", help="provenance and diagnostics of one fit")
-    showing.add_argument("fit_id", type=check.nonempty)
+    showing.add_argument("fit_id", type=check.fit_id)
     showing.add_argument("--format", choices=["table", "json"], default="table")
     showing.set_defaults(handler=cmd_fits_show)
     diffing = fits.add_parser("diff", help="how headline forecasts moved between two fits")
-    diffing.add_argument("old", type=check.nonempty)
-    diffing.add_argument("new", type=check.nonempty)
+    diffing.add_argument("old", type=check.fit_id)
+    diffing.add_argument("new", type=check.fit_id)
     diffing.add_argument("--draws", type=check.positive_int, default=2000)
     diffing.add_argument("--seed", type=check.seed, default=0)
     diffing.set_defaults(handler=cmd_fits_diff)
