@@ -129,6 +129,7 @@ def parse_vary(text: str, scenario: Any) -> Vary:
             raise ForecastError(
                 f"--vary {name}: {spec.format_value(value)} is outside the input's range "
                 f"[{spec.format_value(lowest)}, {spec.format_value(highest)}]")
+        _check_held(name, value, scenario)
     values = np.linspace(low, high, n)
     if spec.is_quarter:
         values = np.round(values)
@@ -136,6 +137,22 @@ def parse_vary(text: str, scenario: Any) -> Vary:
             raise ForecastError(f"--vary {name}: {n} points repeat quarters between "
                                 f"{parts[0]} and {parts[1]}")
     return Vary(name, tuple(float(v) for v in values), spec.is_quarter)
+
+
+def _check_held(name: str, value: float, scenario: Any) -> None:
+    """A held value is one every part the input plays can take, within the sane range of a
+    draw (:mod:`forecast.core.input_support`): a lognormal input's range has no top."""
+    from forecast.core.input_support import QUARTER
+    from forecast.scenarios.supports import input_roles
+
+    for role in input_roles(scenario).get(name, []):
+        part = role.support
+        if part is QUARTER:
+            continue
+        if not (part.contains(value) and part.sane_low <= value <= part.sane_high):
+            raise ForecastError(f"--vary {name}: {value:g} is not {part.name} within "
+                                f"{part.sane_low:g} to {part.sane_high:g}, the sane range of a "
+                                f"draw ({role.reader} reads it)")
 
 
 def parse_varies(texts: Sequence[str], scenario: Any) -> list[Vary]:
