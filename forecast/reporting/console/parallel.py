@@ -17,7 +17,8 @@ from forecast.reporting.console.table import table_text
 
 #: Backtests ``python cli.py backtest TARGET`` runs: target -> "module:function". Each
 #: function takes ``(dataset, *, origins, horizon, draws, map_fn)`` and returns ``(tidy,
-#: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``.
+#: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``; its module has a
+#: ``check_backtest(dataset, origins, horizon)`` (:func:`check_backtest_size`).
 BACKTESTS: dict[str, str] = {
     "market": "forecast.evaluation.market_backtest:backtest_market",
     "price": "forecast.evaluation.price_backtest:backtest_price_cli",
