@@ -159,3 +159,21 @@ def test_backtest_with_the_share_model_on_simulated_data() -> None:
     pooled = {m["model"]: m["pooled"] for m in scored.attrs["report"]["models"]}
     assert pooled[MODEL]["n"] == 2 * 2 * 2
     assert pooled[MODEL]["crps"] < pooled[NAIVE]["crps"]
+
+
+def test_origins_are_counted_from_the_market_data_before_any_fit():
+    """The origins share_origins' rule gives, from the quarters the market data measure each
+    rival (no market fit): more is one line naming --origins and the most there are."""
+    import re
+
+    from forecast.core.errors import ForecastError
+    from forecast.data.dataset import load_dataset
+
+    dataset = load_dataset()
+    with pytest.raises(ForecastError, match=r"^--origins 1000000000: the data give") as caught:
+        share_backtest.check_backtest(dataset, 10**9, 4)
+    most = int(re.search(r"ask for at most (\d+)$", str(caught.value))[1])
+    assert most >= 6  # the CLI's default
+    assert share_backtest.check_backtest(dataset, most, 4) == 4 * 4 * 3
+    with pytest.raises(ForecastError, match=f"--origins {most + 1}: the data give {most} "):
+        share_backtest.check_backtest(dataset, most + 1, 4)
