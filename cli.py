@@ -293,7 +293,7 @@ def _add_check(commands: Commands) -> None:
     model_check.add_argument("--scenario", default="base", type=check.nonempty)
     model_check.add_argument("--seed", type=check.seed, default=0,
                              help="seed of the predictive draws")
-    model_check.add_argument("--fit", type=check.nonempty,
+    model_check.add_argument("--fit", type=check.fit_id,
                              help="use this stored fit id instead of the latest")
     model_check.add_argument("--data", type=check.existing_directory,
                              help="data directory (default: the fit's own snapshot)")
@@ -324,7 +324,7 @@ def _add_forecast(commands: Commands) -> None:
     forecast.add_argument("--out", type=check.directory_to_be,
                           help="directory for CSV, Parquet, JSON and PNG files")
     forecast.add_argument("--format", choices=["table", "json", "csv"], default="table")
-    forecast.add_argument("--fit", type=check.nonempty,
+    forecast.add_argument("--fit", type=check.fit_id,
                           help="use this stored fit id instead of the latest")
     forecast.add_argument("--data", type=check.existing_directory, help=DATA_HELP)
     forecast.add_argument("--artifacts", type=check.store_directory, help=STORE_HELP)

@@ -15,10 +15,26 @@ from __future__ import annotations
 
 from typing import Final
 
+from forecast.core.input_support import (
+    AT_LEAST_ONE,
+    FRACTION,
+    NON_NEGATIVE,
+    POSITIVE,
+    QUARTER,
+    RATE,
+    YEARLY_FALL,
+    Support,
+)
+
 __all__ = [
+    "DATA_VENDOR_GROUPS",
     "FORECAST_METRICS",
+    "FRACTION_METRICS",
     "FRONTIER_PREFIX",
+    "INPUT_SUPPORT",
     "IN_SAMPLE_METRICS",
+    "METRIC_DIMS",
+    "MODEL_INPUTS",
     "MODEL_PRIORS",
     "NUMBER_READING",
     "PRICED_CHIPS",
@@ -28,10 +44,21 @@ __all__ = [
     "READING_UNIT",
     "REQUIRED_INPUTS",
     "REQUIRED_READINGS",
+    "ROLE_SUPPORT",
     "SETTINGS",
     "THESIS_METRICS",
+    "VENDOR_GROUPS",
     "VENDOR_METRICS",
 ]
+
+#: The vendor groups every model covers (DESIGN section 4), in the models' order: the vendor
+#: axis of the market model and of every forecast path. ``data/vendor_groups.csv`` may name
+#: no other group, and a thesis or roadmap no other vendor.
+VENDOR_GROUPS: Final = ("nvidia", "amd", "google", "aws", "other")
+#: The vendor groups ``data/vendor_groups.csv`` may name: the models' and ``other_custom``,
+#: the custom chips of ``other`` (Meta's, Microsoft's), a group of its own in the data and in
+#: the price model and part of ``other`` in every forecast path.
+DATA_VENDOR_GROUPS: Final = (*VENDOR_GROUPS, "other_custom")
 
 #: The sample paths a forecast holds (the variables :func:`forecast.pipeline.simulate.simulate`
 #: returns).
@@ -68,10 +95,27 @@ FRONTIER_PREFIX: Final = "frontier:"
 #: model's, draw by draw the same posterior draws as the forecast), so that a thesis may read
 #: a period the data have reached, such as calendar 2025 when the data end in 2025Q3.
 IN_SAMPLE_METRICS: Final = ("tam", "share", "spend", "custom_silicon_spend")
-#: Every metric a thesis may name.
-THESIS_METRICS: Final = FORECAST_METRICS + RATIO_METRICS
-#: Metrics with one path per vendor group: a thesis on one of them names its ``vendor``.
-VENDOR_METRICS: Final = ("share", "spend")
+#: The dimensions of each forecast metric's paths besides ``draw`` and ``quarter``: a thesis
+#: selects a ``vendor`` and sums AWS chips over their ``generation``, but has no way to pick a
+#: ``chip`` or a ``cost_vendor`` (the ratio metrics compare chips and best offers instead).
+METRIC_DIMS: Final[dict[str, tuple[str, ...]]] = {
+    "tam": (), "share": ("vendor",), "spend": ("vendor",), "custom_silicon_spend": (),
+    "vendor_cost": ("cost_vendor",), "price": ("chip",), "cost_per_pflop_hour": ("chip",),
+    "owner_cost_per_pflop_hour": ("chip",), "aws_spend_at_cost": (),
+    "aws_shipments": ("generation",), "aws_fleet": ("generation",), "aws_rental_revenue": (),
+    "aws_merchant_value": (), "aws_custom_chips_run_rate": (),
+}
+#: Every metric a thesis may name: the forecast's, but those with one path per chip or per
+#: best offer, and the ratios.
+THESIS_METRICS: Final = tuple(
+    metric for metric in FORECAST_METRICS
+    if not {"chip", "cost_vendor"} & set(METRIC_DIMS[metric])) + RATIO_METRICS
+#: Metrics with one path per vendor group: a thesis on one of them names its ``vendor``, and
+#: only a thesis on one of them may.
+VENDOR_METRICS: Final = tuple(m for m in FORECAST_METRICS if "vendor" in METRIC_DIMS[m])
+#: Metrics that are fractions of a whole, in [0, 1] (a change of one in [-1, 1]); every other
+#: metric is a non-negative amount (money, chips, a cost or a ratio of costs).
+FRACTION_METRICS: Final = ("share",)
 #: Chips whose price paths the forecast carries (the chips a ratio thesis can compare).
 PRICED_CHIPS: Final = ("H100 SXM5 80GB", "B200", "Trainium2", "Trainium3")
 
@@ -145,18 +189,65 @@ REQUIRED_INPUTS: Final = (
     "cowos_growth_per_year",
     "accelerators_per_wafer",
     "accelerator_asp_usd",
+    "mfu_other",
 )
+#: Inputs a model reads when the scenario has them besides :data:`REQUIRED_INPUTS` (none
+#: now: the spend model's unit-cost priors come from required inputs).
+MODEL_INPUTS: Final[tuple[str, ...]] = ()
+#: The support of every input of :data:`REQUIRED_INPUTS` and :data:`MODEL_INPUTS`, as the
+#: code that reads it needs it (:mod:`forecast.core.input_support`): utilisations and shares
+#: are fractions, NVIDIA's price response is its price erosion, the Graviton growth and the
+#: bounds' growth are rates a year that may be negative.
+INPUT_SUPPORT: Final[dict[str, Support]] = {
+    **{f"mfu_{group}": FRACTION for group in VENDOR_GROUPS},
+    "chip_life_years": POSITIVE,
+    "owner_utilisation": FRACTION,
+    "pue": AT_LEAST_ONE,
+    "electricity_usd_per_kwh": NON_NEGATIVE,
+    "overhead_fraction": NON_NEGATIVE,
+    "trainium4_launch_quarter": QUARTER,
+    "trainium4_fp8_multiplier": POSITIVE,
+    "trainium4_price_ratio": POSITIVE,
+    "nvidia_next_launch_quarter": QUARTER,
+    "nvidia_next_fp8_multiplier": POSITIVE,
+    "nvidia_next_price_ratio": POSITIVE,
+    "nvidia_price_response": YEARLY_FALL,
+    "graviton_run_rate_usd_billions": NON_NEGATIVE,
+    "graviton_growth_per_year": RATE,
+    "aws_rental_revenue_ceiling_usd_billions": POSITIVE,
+    **{f"trainium{n}_unit_cost_usd": POSITIVE for n in (1, 2, 3)},
+    "big_five_cash_flow_usd_billions": POSITIVE,
+    "cash_flow_growth_per_year": RATE,
+    "debt_share_of_cash_flow": NON_NEGATIVE,
+    "big_five_share_of_demand": FRACTION,
+    "ai_share_of_funding": FRACTION,
+    "accelerator_share_of_capex": FRACTION,
+    "ai_gw_added_per_year": POSITIVE,
+    "ai_gw_growth_per_year": RATE,
+    "accelerator_usd_billions_per_gw": POSITIVE,
+    "cowos_wafers_per_month": POSITIVE,
+    "cowos_growth_per_year": RATE,
+    "accelerators_per_wafer": POSITIVE,
+    "accelerator_asp_usd": POSITIVE,
+}
+#: The support of an input by the part a scenario table gives it: a ``[roadmap]``
+#: generation's launch quarter, performance and price multiples, a ``[chip_prices]`` price
+#: per chip-hour, a ``[price_erosion]`` yearly fall.
+ROLE_SUPPORT: Final[dict[str, Support]] = {
+    "launch": QUARTER, "performance": POSITIVE, "price": POSITIVE, "chip_price": POSITIVE,
+    "price_erosion": YEARLY_FALL,
+}
 
-#: ``[readings.<key>]``: how the market model reads Amazon's run-rate statements
-#: (``data/aws_custom_silicon.csv``). The reading of a stated number has this key and gives
+#: ``[readings.<key>]``: how the spend model reads Amazon's run-rate statements
+#: (``data/aws_statements.csv``). The reading of a stated number has this key and gives
 #: its bounds as factors of the number (``lower_factor``, ``upper_factor``); every other key
 #: is a phrase the data use instead of a number, read as ``lower``-``upper`` in
 #: :data:`READING_UNIT`.
 NUMBER_READING: Final = "stated_number"
-#: The unit of a phrase's reading: the market model bounds a year's spend in USD billions.
+#: The unit of a phrase's reading: a run rate, USD billions a year.
 READING_UNIT: Final = "USD billions per year"
 #: The readings a forecast needs: a stated number's, and each phrase the run-rate statements
-#: of the shipped data use (the market model skips a statement it has no reading for).
+#: of the shipped data use (the spend model skips a statement it has no reading for).
 REQUIRED_READINGS: Final = ("several billion", NUMBER_READING)
 
 #: ``[settings.<name>]``: values a forecast reads from the scenario without sampling them

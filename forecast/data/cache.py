@@ -78,11 +78,14 @@ PARSING_SOURCES: tuple[Path, ...] = (
     _PACKAGE / "data" / "schemas.py",
     _PACKAGE / "data" / "csv_reader.py",
     _PACKAGE / "data" / "validation.py",
+    _PACKAGE / "data" / "fiscal.py",
+    _PACKAGE / "data" / "manifest.py",
     _PACKAGE / "data" / "normalise.py",
     _PACKAGE / "data" / "dataset.py",
     _PACKAGE / "data" / "cache.py",
     _PACKAGE / "data" / "frame_codec.py",
     _PACKAGE / "core" / "calendar.py",
+    _PACKAGE / "core" / "scenario_contract.py",
 )
 
 

@@ -133,6 +133,7 @@ def read_csv(path: Path, schema: FileSchema, issues: list[Issue]) -> ParsedFile:
     text = _decoded_text(path, name, issues)
     if text is None:
         return ParsedFile([], [])
+    text = _whole_lines(text, name, issues)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader)
@@ -168,6 +169,23 @@ def _decoded_text(path: Path, name: str, issues: list[Issue]) -> str | None:
         line = data.count(b"\n", 0, exc.start) + 1
         issues.append(Issue(name, line, None, f"not UTF-8 text ({exc.reason})"))
         return None
+
+
+def _whole_lines(text: str, name: str, issues: list[Issue]) -> str:
+    """The text up to its last line end; a file whose last line has none was cut off.
+
+    Every writer of CSV (this package's, spreadsheets', ``csv`` and pandas) ends each row
+    with a line end, the last one too. A file that stops inside a line was truncated (a copy
+    cut short, a disk full): its last row may still have every field, with a shortened
+    value, so it is refused rather than read.
+    """
+    if not text or text.endswith(("\n", "\r")) or text.count('"') % 2:
+        return text  # whole, or cut inside a quoted field (reported where the quote opened)
+    last_line = text.count("\n") + 1
+    issues.append(Issue(name, last_line, None, "the file ends inside this line, without a line "
+                        "end: it looks cut off (a whole file ends every row, the last one "
+                        "too, with a line end)"))
+    return text[:text.rfind("\n") + 1]
 
 
 def _unreadable(exc: Exception, start: int, end: int) -> str:

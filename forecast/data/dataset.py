@@ -7,9 +7,9 @@ each other and against the data's as-of date (:mod:`forecast.data.validation`), 
 :class:`~forecast.core.errors.DataValidationError`; only clean data becomes a ``Dataset``,
 normalised once (:mod:`forecast.data.normalise`) and cached (:mod:`forecast.data.cache`).
 
-The as-of date is the one row of ``as_of.csv`` (2025-10-31 for the shipped data); a
-directory without that file (a fit's copy of older data) is checked against the day it is
-read instead.
+The as-of date is the one row of ``as_of.csv`` (2025-10-31 for the shipped data). The file
+is required: without it the as-of date would silently become the day the data are read, and
+the data would keep the hash of the intact data.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from forecast.data.cache import (
 )
 from forecast.data.csv_reader import ParsedFile, parse_date
 from forecast.data.csv_reader import read_csv as _read_csv
+from forecast.data.manifest import MANIFEST_FILE, check_manifest
 from forecast.data.schemas import (
     ALIAS_RELATIONS,
     AS_OF_FILE,
@@ -130,9 +131,8 @@ class Dataset:
     as_of_date
         The cut of :meth:`as_of`, or None for all observations.
     data_as_of
-        The data's own as-of date (``as_of.csv``): no observation is dated after it. None
-        when the directory has no ``as_of.csv`` (observations were then checked against the
-        day they were read).
+        The data's own as-of date (``as_of.csv``, required): no observation is dated after
+        it. None only for a dataset built by hand.
     """
 
     accelerators: pd.DataFrame
@@ -334,11 +334,16 @@ def _today() -> pd.Timestamp:
 
 
 def _as_of_identity(directory: Path) -> tuple[str, str] | None:
-    """What the as-of check depends on: ``as_of.csv``'s SHA-256, else today's date."""
+    """What the checks against the data's own records depend on: ``as_of.csv``'s SHA-256 and
+    the manifest's (if any); None without an as-of file (such data are refused, never served
+    from the cache)."""
     if not (directory / AS_OF_FILE).exists():
-        return (AS_OF_FILE, f"absent; checked against {_today().date()}")
-    found = file_hashes(directory, (AS_OF_FILE,))
-    return None if found is None else found[0]
+        return None
+    names = (AS_OF_FILE, MANIFEST_FILE) if (directory / MANIFEST_FILE).exists() else (
+        AS_OF_FILE,)
+    found = file_hashes(directory, names)
+    return None if found is None else ("|".join(n for n, _ in found),
+                                       "|".join(h for _, h in found))
 
 
 def _cached_dataset(directory: Path, cache: Path | None) -> Dataset | None:
@@ -367,13 +372,17 @@ def _cached_dataset(directory: Path, cache: Path | None) -> Dataset | None:
 def _read_as_of(directory: Path, issues: list[Issue]) -> tuple[pd.Timestamp | None, str, bool]:
     """The as-of bound of the observations, where it comes from, and whether a file gave it.
 
-    The bound is ``as_of.csv``'s one date (the last day of its span), else today (UTC).
-    None (the problem recorded) when the file is there but not valid.
+    The bound is ``as_of.csv``'s one date (the last day of its span); None (the problem
+    recorded) when the file is missing or not valid.
     """
     today = _today()
     path = directory / AS_OF_FILE
     if not path.exists():
-        return today, f"today: the data have no {AS_OF_FILE}", False
+        issues.append(Issue(AS_OF_FILE, None, None,
+                            "file is missing: the data need their as-of date (one row: as_of,"
+                            "source,notes), or the observations could not be checked against "
+                            "it and the date would silently become today"))
+        return None, AS_OF_FILE, False
     found: list[Issue] = []
     parsed = _read_csv(path, AS_OF_SCHEMA, found)
     if not found and len(parsed.raw) != 1:
@@ -400,6 +409,7 @@ def _load_tables(directory: Path, issues: list[Issue]) -> Dataset | None:
     as_of, source, stated = _read_as_of(directory, issues)
     parsed = {name: _read_csv(directory / name, schema, issues) for name, schema in SCHEMAS.items()}
     check_tables(parsed, issues, as_of, source)
+    check_manifest(directory, parsed, issues)
     if issues:
         return None
     hashes = file_hashes(directory, SCHEMAS)

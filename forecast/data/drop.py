@@ -14,9 +14,11 @@ then merged:
 
 Observations dated after the refit's as-of date are rejected. The merged data are validated
 again as a whole (chips resolve, no duplicates, nothing dated after the merged data's as-of
-date); problems in drop rows are reported against the drop file's own lines. The merged data's
-``as_of.csv`` holds the later of the base data's as-of date and the refit's. Nothing is
-written outside the staging directory given.
+date, every file at least the rows and dates of the base's manifest); problems in drop rows
+are reported against the drop file's own lines. The merged data's ``as_of.csv`` holds the
+later of the base data's as-of date and the refit's, and their ``manifest.csv`` their rows
+and dates (:mod:`forecast.data.manifest`). Nothing is written outside the staging directory
+given.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import pandas as pd
 
 from forecast.core.errors import DataValidationError, Issue
 from forecast.data.dataset import SCHEMAS, FileSchema, _read_csv, validate_data_dir
+from forecast.data.manifest import write_manifest
 from forecast.data.schemas import AS_OF_FILE, AS_OF_SCHEMA
 
 #: Columns that describe a row rather than state a figure: a change there is no revision.
@@ -221,6 +224,8 @@ def merge_drop(base_dir: str | Path, drop: list[DropFile], staging: str | Path,
             located.append(Issue(origin[0], origin[1], issue.column, issue.message)
                            if origin else issue)
         raise DataValidationError(located)
+    # The merged data's record: later data (the next drop's base) must hold at least this.
+    write_manifest(target)
     return summary
 
 

@@ -3,19 +3,23 @@
 :func:`~forecast.data.csv_reader.read_csv` checks each cell on its own; the checks here need
 more than one cell: a row repeating another's key, a chip or vendor named in one file that
 another file must define (a chip, a vendor, a price provider), a low above its high, a vendor
-group described two ways, a value
+group described two ways or unknown to the models, a fiscal label its date contradicts
+(:mod:`forecast.data.fiscal`), a value
 outside the range of its row's unit, an observation dated after the data's as-of date, a
 company's capex main series with two definitions or two rows of one quarter.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 import pandas as pd
 
 from forecast.core.errors import Issue
+from forecast.core.scenario_contract import DATA_VENDOR_GROUPS, VENDOR_GROUPS
 from forecast.data.csv_reader import ParsedFile, shown, span_start
+from forecast.data.fiscal import check_fiscal_labels
 from forecast.data.schemas import (
     AS_OF_FILE,
     AWS_VALUE_RANGES,
@@ -77,6 +81,7 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
     _check_vendor_groups(parsed[_VENDOR_FILE], issues)
     _check_row_consistency(parsed, issues)
     _check_capex(parsed[_CAPEX_FILE], issues)
+    check_fiscal_labels(parsed, issues)
     if as_of is not None:
         check_as_of(parsed, as_of, as_of_source, issues)
 
@@ -163,10 +168,19 @@ def _check_providers(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> N
 
 
 def _check_vendor_groups(table: ParsedFile, issues: list[Issue]) -> None:
-    """One description per vendor group; share-model positions run 1..K once each."""
+    """Every group one the models know, each of theirs present; one description per group;
+    share-model positions run 1..K once each."""
     first: dict[str, tuple[dict, int]] = {}
+    unknown = False
     for row, line in zip(table.rows, table.lines, strict=True):
         group = row["vendor_group"]
+        if group not in DATA_VENDOR_GROUPS:
+            hint = difflib.get_close_matches(group, DATA_VENDOR_GROUPS, n=1)
+            issues.append(Issue(_VENDOR_FILE, line, "vendor_group",
+                                f"group {shown(group)} is not one the models know "
+                                f"({', '.join(DATA_VENDOR_GROUPS)})"
+                                + (f"; did you mean {hint[0]!r}?" if hint else "")))
+            unknown = True
         if group not in first:
             first[group] = (row, line)
             continue
@@ -176,6 +190,11 @@ def _check_vendor_groups(table: ParsedFile, issues: list[Issue]) -> None:
                 issues.append(Issue(_VENDOR_FILE, line, column,
                                     f"group {group!r} has {column} {earlier[column]!r} at line "
                                     f"{earlier_line}; a group is described once"))
+    missing = [group for group in VENDOR_GROUPS if group not in first]
+    if missing and not unknown and table.rows:  # a renamed group is reported at its row
+        issues.append(Issue(_VENDOR_FILE, None, "vendor_group",
+                            f"no vendor of the models' group(s) {', '.join(missing)}: every "
+                            "model covers the five groups"))
     positions = sorted(row["share_model_order"] for row, _ in first.values()
                        if row["share_model_order"] is not None)
     if positions != list(range(1, len(positions) + 1)):

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
 from forecast.evaluation import harness, scoring
 from forecast.models.price import (
@@ -273,12 +274,38 @@ STACK_GRID = np.linspace(0.0, 1.0, 21)
 
 
 def price_origins(dataset: Dataset, origins: int) -> list[pd.Timestamp]:
-    """The ``origins`` last calendar quarter ends before the last rental price, oldest first."""
+    """The ``origins`` last calendar quarter ends before the last rental price, oldest first;
+    each with a price on or before it to fit and one after it to score.
+
+    Raises
+    ------
+    ForecastError
+        When the prices give fewer cut-offs than ``origins`` (checked before any list).
+    """
     if origins <= 0:
         raise ValueError(f"origins must be > 0, got {origins}")
-    last = collapse_held_prices(dataset.rental_prices)["date"].max()
-    end = (last.to_period("Q") - 1).end_time.normalize()
+    dates = collapse_held_prices(dataset.rental_prices)["date"]
+    first, last = dates.min().to_period("Q"), dates.max().to_period("Q") - 1
+    available = max(0, (last - first).n + 1)
+    if origins > available:
+        raise ForecastError(f"--origins {origins}: the rental prices ({first} to {last + 1}) "
+                            f"give {available} quarter-end cut-offs with a price on or before "
+                            f"each and one after it; ask for at most {available}")
+    end = last.end_time.normalize()
     return [(end.to_period("Q") - k).end_time.normalize() for k in range(origins)][::-1]
+
+
+def check_backtest(dataset: Dataset, origins: int, horizon: int) -> int:
+    """Refuse more ``origins`` than the prices give (:func:`price_origins`), before any fit.
+
+    Returns
+    -------
+    int
+        Values one origin's forecasts hold per path at most: a rental price of the data for
+        the model, the random walk and their stack.
+    """
+    price_origins(dataset, origins)
+    return 3 * len(dataset.rental_prices)
 
 
 def _mixture(model: np.ndarray, walk: np.ndarray, weight: float, seed: int) -> np.ndarray:

@@ -142,6 +142,40 @@ class RatioActuals:
         return out
 
 
+def share_origins(dataset: Any, origins: int, horizon: int) -> list[pd.Timestamp]:
+    """The last ``origins`` cut-offs of NVIDIA's series that leave ``horizon`` quarters and
+    have three quarters of a rival's reported ratio by then."""
+    usable = [c for c in cutoffs_for(dataset, ANCHOR, origins, horizon)
+              if reported_ratios(dataset.as_of(c)).notna().sum().max() >= 3]
+    if not usable:
+        raise ForecastError("share backtest: no origin has three quarters of reported ratios")
+    return usable
+
+
+def check_backtest(dataset: Any, origins: int, horizon: int) -> int:
+    """Refuse, before the spend model is fitted (minutes), more ``origins`` than the data
+    give.
+
+    Returns
+    -------
+    int
+        Values one origin's forecasts hold per path: every rival for ``horizon`` quarters,
+        for the model, the two held-ratio forecasts and their stack.
+
+    Raises
+    ------
+    ForecastError
+        Saying how many origins the data give.
+    """
+    available = len(observed_series(dataset, ANCHOR)) - horizon
+    if origins > available:
+        raise ForecastError(f"--origins {origins}: {ANCHOR} gives {max(available, 0)} origins "
+                            f"that leave {horizon} quarters to score; ask for at most "
+                            f"{max(available, 0)}")
+    share_origins(dataset, origins, horizon)
+    return len(RIVAL_SERIES) * horizon * 4
+
+
 def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draws: int = 1000,
                        seed: int = 0, map_fn: harness.MapFn = map,
                        progress: Callable[[str], None] | None = None,
@@ -150,10 +184,8 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draw
     """Backtest the spend model's shares against constant shares and a drift walk, and
     their out-of-sample stack; returns ``(tidy, summary)`` with the harness's JSON summary in
     ``tidy.attrs["report"]`` (``python cli.py backtest share``)."""
-    cutoffs = cutoffs_for(dataset, ANCHOR, origins, horizon)
-    usable = [c for c in cutoffs if len(reported_ratios(dataset.as_of(c)).dropna()) >= 3]
-    if not usable:
-        raise ForecastError("share backtest: no origin has three quarters of reported ratios")
+    check_backtest(dataset, origins, horizon)  # before any fit
+    usable = share_origins(dataset, origins, horizon)
     tasks = {MODEL: ModelRatios(dataset, horizon, draws, seed,
                                 SpendForecaster(**dict(sampler or {}))),
              NAIVE: HeldRatios(dataset, horizon, draws, seed, drift=False),

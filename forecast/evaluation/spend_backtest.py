@@ -169,8 +169,9 @@ def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[p
     dates = list(observed_series(dataset, series)["calendar_quarter_end"])
     usable = dates[: len(dates) - horizon]
     if len(usable) < origins:
-        raise ForecastError(f"{series}: {len(dates)} observations cannot give {origins} "
-                            f"origins with horizon {horizon}")
+        raise ForecastError(f"--origins {origins}: {series} has {len(dates)} observations, "
+                            f"which give {len(usable)} origins with --horizon {horizon}; ask "
+                            f"for at most {len(usable)}")
     return [pd.Timestamp(d) for d in usable[-origins:]]
 
 
@@ -396,6 +397,20 @@ def _score(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
                                        zip(scored["key"], scored["origin"], scored["horizon"],
                                            strict=True)])
     return scored
+
+
+def check_backtest(dataset: Any, origins: int, horizon: int) -> int:
+    """Refuse more ``origins`` than the anchor series gives (:func:`cutoffs_for`), before
+    any fit.
+
+    Returns
+    -------
+    int
+        Values one origin's forecasts hold per path: each backtest series for ``horizon``
+        quarters, for the model, each baseline and their stack.
+    """
+    cutoffs_for(dataset, BACKTEST_SERIES[0], origins, horizon)
+    return len(BACKTEST_SERIES) * horizon * (len(BASELINES) + 2)
 
 
 def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int = 1000,

@@ -43,10 +43,38 @@ DECIDED_BY_INPUTS = 0.5
 #: |t| a regression coefficient needs for its input to be moved.
 MIN_T = 3.0
 
+#: Paths per regression coefficient (each varying input, and the intercept) a belief needs:
+#: with k inputs unrelated to a thesis, n paths "explain" k / (n - 1) of its variance on
+#: average, a quarter at 4 paths a coefficient, which the adjusted R^2 still corrects; with
+#: fewer the least squares fit fills with noise (3 paths and 65 inputs "explained" 100%).
+PATHS_PER_COEFFICIENT = 4
+
 #: ``resimulate(inputs) -> thesis metric per path``, with the same seed in every call.
 Resimulate = Callable[[pd.DataFrame], np.ndarray]
 #: ``on_step(done, total)``: progress of the re-simulations.
 OnStep = Callable[[int, int], None]
+
+
+def min_paths(inputs: int) -> int:
+    """Fewest paths whose regression on ``inputs`` varying inputs
+    :func:`explained_share` and :func:`shift_direction` may read (:data:`PATHS_PER_COEFFICIENT`
+    for each input and the intercept)."""
+    return PATHS_PER_COEFFICIENT * (inputs + 1)
+
+
+def check_paths(paths: int, inputs: int, flag: str = "paths") -> None:
+    """Refuse fewer than :func:`min_paths` paths, saying how many are needed.
+
+    Raises
+    ------
+    ForecastError
+        Naming ``flag`` (``--draws`` on the command line) and the minimum.
+    """
+    if paths < min_paths(inputs):
+        raise ForecastError(f"{flag} {paths}: believe regresses the thesis metric on {inputs} "
+                            f"varying inputs and needs at least {min_paths(inputs)} paths "
+                            f"({PATHS_PER_COEFFICIENT} per input and intercept); ask for "
+                            "more")
 
 
 def orientation(comparator: str) -> float:
@@ -404,6 +432,7 @@ def believe(inputs: pd.DataFrame, metric: np.ndarray, thesis: Any,
     if finite.sum() < 3:
         raise ForecastError(f"thesis {thesis.name}: fewer than 3 paths have a value")
     kept, values = inputs.loc[finite], metric[finite]
+    check_paths(len(kept), len(_design(kept)[0]))
     holds = np.asarray(thesis.holds(values), dtype=bool)
     probability = float(holds.mean())
     shifts = input_shifts(kept, holds)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from forecast.core.calendar import period_quarters, quarter_index
 from forecast.core.errors import ForecastError
-from forecast.pipeline.believe import TOP_INPUTS, Belief, OnStep, believe
+from forecast.pipeline.believe import TOP_INPUTS, Belief, OnStep, believe, check_paths
 from forecast.pipeline.theses import thesis_values, unreached_note
 
 
@@ -76,6 +76,7 @@ def run_believe(thesis: str, scenario: str, *, draws: int | None = None,
     draws = loaded.draws if draws is None else int(draws)
     if draws <= 0:
         raise ForecastError(f"--draws must be > 0, got {draws}")
+    check_paths(draws, sum(_varies(spec) for spec in loaded.inputs.values()), "--draws")
     seed = loaded.seed if seed is None else int(seed)
     chosen, dataset, bundle = load_run(scenario, root=root, fit_id=fit_id, data_dir=data_dir,
                                        progress=progress, paths=(draws, horizon))
@@ -118,6 +119,15 @@ def believe_from_fit(bundle: Any, dataset: Any, scenario: Any, thesis: Any, *, d
                        in_sample_quarters=past_quarters(base.data, thesis),
                        input_specs=dict(scenario.inputs))
     return belief
+
+
+def _varies(spec: Any) -> bool:
+    """Whether an input's draws vary (a constant, or a quarter of one value, does not)."""
+    if spec.is_fixed:
+        return False
+    if spec.is_quarter:
+        return sum(p > 0 for p in spec.params["probs"]) > 1
+    return True
 
 
 def past_quarters(paths: Any, thesis: Any) -> list[str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from forecast.core.errors import FitError
+from forecast.core.ids import check_fit_id
 from forecast.data.dataset import Dataset
 from forecast.data.hashing import content_digest
 from forecast.models.diagnostics import check_gate
@@ -189,6 +190,8 @@ def find_fit(scenario: Any, root: str | Path | None = None,
     :meth:`~forecast.store.bundles.FitBundle.for_scenario`).
     """
     wanted = priors_digest(scenario)
+    if fit_id is not None:  # looked up as a directory name: never a path or too long a name
+        check_fit_id(fit_id)
     chosen = fit_id or latest_fit_id(root, priors_digest=wanted) or shipped_fit_id(wanted, root)
     if chosen is None:
         return None

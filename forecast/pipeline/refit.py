@@ -39,8 +39,9 @@ from typing import Any
 import pandas as pd
 
 from forecast.core.errors import DataValidationError, FitError, ForecastError
-from forecast.data.dataset import DEFAULT_DATA_DIR, SCHEMAS, load_dataset
+from forecast.data.dataset import AS_OF_FILE, DEFAULT_DATA_DIR, SCHEMAS, load_dataset
 from forecast.data.drop import REVISIONS_FILE, MergeSummary, merge_drop, read_drop
+from forecast.data.manifest import MANIFEST_FILE
 from forecast.store import locks
 from forecast.store.bundles import (
     FitBundle,
@@ -112,7 +113,8 @@ def private_tmpdir(root: str | Path | None, run_id: int) -> Iterator[Path]:
 
 
 def _copy_data(source: Path, target: Path) -> None:
-    for name in (*SCHEMAS, REVISIONS_FILE):
+    # The data's own records too: without as_of.csv the fit's copy would be as of no date.
+    for name in (*SCHEMAS, REVISIONS_FILE, AS_OF_FILE, MANIFEST_FILE):
         if (source / name).exists():
             shutil.copy2(source / name, target / name)
 

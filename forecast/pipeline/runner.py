@@ -4,9 +4,10 @@ Loads the data and the scenario, picks the stored fit (the requested one, else t
 published fit for the scenario's priors, else fits and stores one) and simulates. The CLI,
 the report and notebooks all go through here, so they agree on which fit and data are used.
 
-A forecast's request is checked before any work: a horizon after the data's end, sample
-paths that fit in the memory available, a fit store that takes a new fit, all before a fit
-is sampled (minutes) or paths are allocated.
+A forecast's request is checked before any work: the scenario against the data (its chips,
+roadmap and launch quarters, :mod:`forecast.economics.scenario_checks`), a horizon after the
+data's end and not before a thesis's period, sample paths that fit in the memory available, a
+fit store that takes a new fit, all before a fit is sampled (minutes) or paths are allocated.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def load_run(
     are :func:`run_scenario`'s. ``paths``, ``(draws, horizon)`` (None: the scenario's), asks
     to check the paths to be simulated (:func:`check_paths`) before fitting or returning.
     """
+    from forecast.economics.scenario_checks import check_scenario_data
     from forecast.pipeline.fitting import find_fit
     from forecast.scenarios import load_scenario
     from forecast.store.bundles import latest_data_dir
@@ -102,12 +104,14 @@ def load_run(
             from forecast.store.shipped import check_current
 
             check_current({"fit_id": bundle.fit_id, **bundle.meta}, dataset.data_hash)
+        check_scenario_data(scenario, dataset)
         if paths is not None:
             check_paths(scenario, dataset, bundle.models["spend"].window[-1], *paths)
         return scenario, dataset, bundle
     # No fit covers this scenario: fit it on the data of the newest published fit.
     dataset = fit_dataset(data_dir if data_dir is not None else latest_data_dir(root),
                           None, root=root)
+    check_scenario_data(scenario, dataset)
     if paths is not None:
         check_paths(scenario, dataset, _spend_data_end(dataset), *paths)
     check_store_writable(root)
@@ -155,7 +159,7 @@ def check_paths(scenario: Any, dataset: Dataset, data_end: str, draws: int | Non
     Raises
     ------
     ForecastError
-        Saying why, and how many draws would fit.
+        Saying why: a horizon before a thesis's period, and how many draws would fit.
     """
     from forecast.core.calendar import year_of
 
@@ -166,7 +170,23 @@ def check_paths(scenario: Any, dataset: Dataset, data_end: str, draws: int | Non
     if horizon < year_of(data_end) + 1:
         raise ForecastError(f"horizon {horizon} is not after the end of the data "
                             f"({data_end}); give a later year")
+    check_thesis_horizon(scenario, horizon)
     check_memory(draws, horizon, data_end, dataset)
+
+
+def check_thesis_horizon(scenario: Any, horizon: int) -> None:
+    """Refuse a horizon before the end of a thesis's period (its paths would not reach it).
+
+    Raises
+    ------
+    ForecastError
+        Naming the thesis and the earliest horizon that reaches every thesis.
+    """
+    late = [thesis for thesis in scenario.theses.values() if thesis.last_quarter // 4 > horizon]
+    if late:
+        needed = max(thesis.last_quarter // 4 for thesis in late)
+        raise ForecastError(f"horizon {horizon}: thesis {late[0].name} reads {late[0].period}, "
+                            f"after it; give a horizon of {needed} or later")
 
 
 def check_memory(draws: int, horizon: int, data_end: str, dataset: Dataset) -> None:
@@ -223,6 +243,7 @@ def preflight(names: Sequence[str] | None, draws: int | None, *, horizon: int | 
     ForecastError
         When they would not fit (:func:`check_memory`).
     """
+    from forecast.economics.scenario_checks import check_scenario_data
     from forecast.scenarios import list_scenarios, load_scenario
     from forecast.store.bundles import latest_data_dir
 
@@ -231,6 +252,9 @@ def preflight(names: Sequence[str] | None, draws: int | None, *, horizon: int | 
                           root=root)
     data_end = _spend_data_end(dataset)
     for scenario in scenarios:
+        check_scenario_data(scenario, dataset)
+        if horizon is not None:
+            check_thesis_horizon(scenario, horizon)
         check_memory(scenario.draws if draws is None else draws,
                      scenario.horizon if horizon is None else horizon, data_end, dataset)
 

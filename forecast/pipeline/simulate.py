@@ -50,6 +50,7 @@ from forecast.economics.cost_paths import launch_prices, scenario_costs
 from forecast.models.spend.math import COST_VENDOR, RIVALS, VENDORS
 from forecast.models.spend.statements import graviton_run_rate_paths
 from forecast.pipeline.results import Forecast, check_paths
+from forecast.scenarios.supports import check_draws
 from forecast.store.bundles import FitBundle
 
 #: The spend model's metrics of the forecast (the AWS ones keep their units).
@@ -108,6 +109,8 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         raise ForecastError(f"inputs have {len(inputs)} rows, not one per draw ({draws})")
     else:
         inputs = inputs.reset_index(drop=True)
+    # A value no reader can take is refused here, by input, not deep in the cost paths.
+    check_draws(scenario, inputs)
     # One unit cost per chip: the cost paths price AWS's chips at the posterior draws behind
     # each path's fleet.
     unit_costs = spend_model.unit_costs(spend_model.sample_index(draws, seed))

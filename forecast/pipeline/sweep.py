@@ -66,6 +66,35 @@ def _bound(text: str, name: str, quarter: bool) -> float:
         raise ForecastError(f"--vary {name}: {text!r} is not {kind}") from None
 
 
+def check_sweep_size(texts: Sequence[str], seeds: int) -> int:
+    """The runs of a sweep (grid points x seeds), counted from its ``--vary`` texts before
+    any grid or seed list is built.
+
+    Raises
+    ------
+    ForecastError
+        When they are more than :data:`MAX_TASKS`, naming the ``--vary`` (or ``--seeds``)
+        that makes them so. Bad syntax is left to :func:`parse_vary`.
+    """
+    runs = int(seeds)
+    if runs > MAX_TASKS:
+        raise ForecastError(f"--seeds {runs} makes the sweep more than {MAX_TASKS:,} runs; "
+                            "use fewer seeds")
+    for text in texts:
+        name, _, grid = text.partition("=")
+        parts = grid.split(":")
+        try:
+            points = int(parts[2]) if len(parts) == 3 else 1
+        except ValueError:
+            continue
+        runs *= max(points, 1)
+        if runs > MAX_TASKS:
+            raise ForecastError(
+                f"--vary {name}: {points:,} points make the sweep {runs:,} runs or more (grid "
+                f"points x {seeds} seed(s)), more than {MAX_TASKS:,}; use fewer points or seeds")
+    return runs
+
+
 def parse_vary(text: str, scenario: Any) -> Vary:
     """``INPUT=LOW:HIGH:N`` -> :class:`Vary`, checked against the scenario's inputs.
 
@@ -88,6 +117,9 @@ def parse_vary(text: str, scenario: Any) -> Vary:
         n = int(parts[2])
     except ValueError:
         raise ForecastError(f"--vary {name}: N must be an integer, got {parts[2]!r}") from None
+    if n > MAX_TASKS:  # before the grid is built: np.linspace would allocate 8 bytes a point
+        raise ForecastError(f"--vary {name}: {n:,} points, more than a sweep's {MAX_TASKS:,} "
+                            "runs")
     if n < 1 or (n == 1 and low != high) or not (math.isfinite(low) and math.isfinite(high)):
         raise ForecastError(f"--vary {name}: need finite LOW and HIGH and N >= 1 "
                             f"(N = 1 only with LOW = HIGH), got {grid!r}")
@@ -97,6 +129,7 @@ def parse_vary(text: str, scenario: Any) -> Vary:
             raise ForecastError(
                 f"--vary {name}: {spec.format_value(value)} is outside the input's range "
                 f"[{spec.format_value(lowest)}, {spec.format_value(highest)}]")
+        _check_held(name, value, scenario)
     values = np.linspace(low, high, n)
     if spec.is_quarter:
         values = np.round(values)
@@ -104,6 +137,22 @@ def parse_vary(text: str, scenario: Any) -> Vary:
             raise ForecastError(f"--vary {name}: {n} points repeat quarters between "
                                 f"{parts[0]} and {parts[1]}")
     return Vary(name, tuple(float(v) for v in values), spec.is_quarter)
+
+
+def _check_held(name: str, value: float, scenario: Any) -> None:
+    """A held value is one every part the input plays can take, within the sane range of a
+    draw (:mod:`forecast.core.input_support`): a lognormal input's range has no top."""
+    from forecast.core.input_support import QUARTER
+    from forecast.scenarios.supports import input_roles
+
+    for role in input_roles(scenario).get(name, []):
+        part = role.support
+        if part is QUARTER:
+            continue
+        if not (part.contains(value) and part.sane_low <= value <= part.sane_high):
+            raise ForecastError(f"--vary {name}: {value:g} is not {part.name} within "
+                                f"{part.sane_low:g} to {part.sane_high:g}, the sane range of a "
+                                f"draw ({role.reader} reads it)")
 
 
 def parse_varies(texts: Sequence[str], scenario: Any) -> list[Vary]:
@@ -122,6 +171,7 @@ def sweep_seeds(seed: int, seeds: int) -> list[int]:
     """The seeds of a sweep: ``seed, seed + 1, ..., seed + seeds - 1``."""
     if seeds < 1:
         raise ForecastError(f"--seeds must be >= 1, got {seeds}")
+    check_sweep_size([], seeds)  # before the list is built
     return [int(seed) + k for k in range(int(seeds))]
 
 
@@ -274,6 +324,7 @@ def run_sweep(name: str, vary: Sequence[str], *, draws: int | None = None,
 
     started = time.perf_counter()
     scenario = load_scenario(name)
+    check_sweep_size(vary, seeds)
     varies = parse_varies(vary, scenario)
     draws = scenario.draws if draws is None else int(draws)
     if draws <= 0:

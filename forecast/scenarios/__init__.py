@@ -19,6 +19,9 @@ Modules, one idea each:
 - :mod:`~forecast.scenarios.parsing`: one file's TOML, validated into a layer;
 - :mod:`~forecast.scenarios.inheritance`: the ``extends`` chain and its merge rules;
 - :mod:`~forecast.scenarios.scenario`: the merged :class:`Scenario` and its sampling;
+- :mod:`~forecast.scenarios.contract`: what a forecast needs of a merged scenario;
+- :mod:`~forecast.scenarios.supports`: which inputs it reads, in which part, and whether
+  each distribution (and each draw) fits that part;
 - :mod:`~forecast.scenarios.loading`: finding, listing and loading files.
 """
 

@@ -11,6 +11,8 @@ needs and a price-erosion input for every vendor it prices. The names are
 
 from __future__ import annotations
 
+import difflib
+
 from forecast.core.scenario_contract import (
     QUARTER_INPUTS,
     REQUIRED_INPUTS,
@@ -19,6 +21,7 @@ from forecast.core.scenario_contract import (
 )
 from forecast.scenarios.locations import Where, display
 from forecast.scenarios.scenario import Scenario
+from forecast.scenarios.supports import check_supports, check_unread
 
 __all__ = ["check_forecast_inputs"]
 
@@ -35,15 +38,21 @@ def check_forecast_inputs(scenario: Scenario) -> None:
     Raises
     ------
     ScenarioError
-        Naming the missing inputs, readings or settings, or an input whose kind (launch
-        quarter or number) is not the one the forecast reads, at the scenario's file.
+        Naming an input nothing reads (:func:`~forecast.scenarios.supports.check_unread`),
+        the missing inputs, readings or settings, an input whose kind (launch quarter or
+        number) is not the one the forecast reads, or a distribution outside the support of
+        a part it plays (:func:`~forecast.scenarios.supports.check_supports`).
     """
     where = Where(display(scenario.path)).child("inputs")
     missing = [name for name in REQUIRED_INPUTS if name not in scenario.inputs]
     if missing:
+        others = [name for name in scenario.inputs if name not in REQUIRED_INPUTS]
+        hints = [f"{found!r} for {name}?" for name in missing
+                 for found in difflib.get_close_matches(name, others, n=1, cutoff=0.75)]
+        typo = f"; a misspelling, {' '.join(hints)}" if hints else ""
         raise where.error(
             f"missing input(s) the forecast reads: {', '.join(missing)} (set them here or in "
-            "a scenario this one extends)")
+            f"a scenario this one extends){typo}")
     for name in REQUIRED_INPUTS:
         is_quarter = scenario.inputs[name].is_quarter
         if name in QUARTER_INPUTS and not is_quarter:
@@ -53,6 +62,8 @@ def check_forecast_inputs(scenario: Scenario) -> None:
             raise where.child(name).error("the forecast reads a number here, not a quarter")
     _check_erosion(scenario)
     _check_fixed(scenario)
+    check_unread(scenario)
+    check_supports(scenario)
 
 
 def _check_erosion(scenario: Scenario) -> None:

@@ -138,7 +138,8 @@ def merge(layers: list[Layer]) -> Scenario:
     _check_chip_prices(merged.chip_prices, merged.inputs)
     check_roadmap(merged.roadmap, merged.inputs)
     check_price_erosion(merged.price_erosion, merged.inputs)
-    _check_correlated_inputs(merged.correlations, merged.inputs)
+    sources = _sources(layers)
+    _check_correlated_inputs(merged.correlations, merged.inputs, sources)
     names, spearman = _correlation_matrix(
         merged.correlations, merged.inputs, leaf.where.child("correlations")
     )
@@ -165,7 +166,21 @@ def merge(layers: list[Layer]) -> Scenario:
         path=leaf.path,
         extends=leaf.extends,
         lineage=tuple(layer.name for layer in layers[1:]),
+        sources=sources,
     )
+
+
+def _sources(layers: list[Layer]) -> dict[str, str]:
+    """The file that set each input, chip price and roadmap generation (the nearest layer
+    to the leaf that sets it), by key path."""
+    sources: dict[str, str] = {}
+    for layer in reversed(layers):
+        sources.update({f"inputs.{name}": layer.where.file for name in layer.inputs})
+        sources.update({f"chip_prices.{chip}": where.file
+                        for chip, (_, where) in layer.chip_prices.items()})
+        sources.update({f"roadmap.{vendor}.{name}": where.file
+                        for (vendor, name), (_, where) in layer.roadmap.items()})
+    return sources
 
 
 def _merge_sections(layers: list[Layer]) -> Layer:
@@ -223,15 +238,23 @@ def _check_chip_prices(
 
 
 def _check_correlated_inputs(
-    correlations: dict[tuple[str, str], tuple[float, Where]], inputs: dict[str, InputSpec]
+    correlations: dict[tuple[str, str], tuple[float, Where]], inputs: dict[str, InputSpec],
+    sources: dict[str, str],
 ) -> None:
-    """Every correlated input exists and is not a constant."""
+    """Every correlated input exists and is not a constant (blamed on the file that fixed it,
+    which may not be the file that correlates it)."""
     for (first, second), (_, where) in correlations.items():
         for name in (first, second):
             if name not in inputs:
                 raise where.error(f"unknown input {name!r}")
-            if inputs[name].is_fixed:
+            if not inputs[name].is_fixed:
+                continue
+            source = sources.get(f"inputs.{name}", where.file)
+            if source == where.file:
                 raise where.error(f"input {name!r} is fixed; a constant cannot be correlated")
+            raise Where(source).child("inputs").child(name).error(
+                f"fixed, but {where.file}: {where.path} correlates it; a constant cannot be "
+                "correlated")
 
 
 def _correlation_matrix(

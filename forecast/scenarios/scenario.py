@@ -20,7 +20,7 @@ import pandas as pd
 from forecast.core.errors import ScenarioError
 from forecast.scenarios.copula import SAMPLING_METHODS, copula_matrix, correlated_uniforms
 from forecast.scenarios.distributions import InputSpec, inverse_cdfs
-from forecast.scenarios.locations import display
+from forecast.scenarios.locations import Where, display
 from forecast.scenarios.readings import Reading, Setting
 from forecast.scenarios.roadmap import Generation
 from forecast.scenarios.theses import ThesisSpec
@@ -72,6 +72,10 @@ class Scenario:
         Name of the direct parent scenario.
     lineage : tuple of str
         Every ancestor, nearest first.
+    sources : dict of str to str
+        The file (as shown to people) of the chain that set each input, chip price and
+        roadmap generation, by key path (``inputs.mfu_aws``, ``chip_prices.Trainium3``,
+        ``roadmap.aws.Trainium4``): where :meth:`error` locates a problem with it.
     """
 
     name: str
@@ -93,6 +97,7 @@ class Scenario:
     path: Path = field(default=Path(), compare=False)
     extends: str | None = None
     lineage: tuple[str, ...] = ()
+    sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def __repr__(self) -> str:
         return (
@@ -109,6 +114,17 @@ class Scenario:
     def correlation_pearson(self) -> np.ndarray:
         """Pearson matrix of the Gaussian copula over :attr:`correlation_names`."""
         return copula_matrix(self.correlation_matrix)
+
+    def error(self, *keys: str | int, message: str) -> ScenarioError:
+        """A one-line :class:`ScenarioError` at the key path ``keys`` (``"inputs",
+        "mfu_aws"``) of the file of the chain that set it (:attr:`sources`; the scenario's
+        own file for what no file of the chain set alone)."""
+        source = self.sources.get(".".join(str(key) for key in keys[:3]))
+        source = source or self.sources.get(".".join(str(key) for key in keys[:2]))
+        where = Where(source or display(self.path))
+        for key in keys:
+            where = where.child(key)
+        return where.error(message)
 
     def prior(self, model: str, key: str) -> InputSpec | None:
         """The scenario's prior override for ``model.key``, or None if it sets none."""

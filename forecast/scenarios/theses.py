@@ -21,10 +21,14 @@ import numpy as np
 from forecast.core.calendar import parse_period, quarter_label
 from forecast.core.errors import ScenarioError
 from forecast.core.scenario_contract import (
+    FORECAST_METRICS,
+    FRACTION_METRICS,
     FRONTIER_PREFIX,
+    METRIC_DIMS,
     PRICED_CHIPS,
     RATIO_METRICS,
     THESIS_METRICS,
+    VENDOR_GROUPS,
     VENDOR_METRICS,
 )
 from forecast.scenarios.locations import (
@@ -209,17 +213,15 @@ def parse_thesis(name: str, table: Any, where: Where) -> ThesisSpec:
             f"must be one of {', '.join(COMPARATORS)}, got {fmt(comparator)}"
         )
     threshold = expect_number(table["threshold"], where.child("threshold"))
+    _check_threshold(metric, threshold, table.get("change_from") is not None,
+                     where.child("threshold"))
     aggregate = table.get("aggregate", "mean")
     if aggregate not in AGGREGATES:
         raise where.child("aggregate").error(
             f"must be one of {', '.join(AGGREGATES)}, got {fmt(aggregate)}"
         )
     vendor = table.get("vendor")
-    if vendor is not None:
-        expect_name(vendor, where.child("vendor"), NAME_PATTERN, "vendor")
-    elif metric in VENDOR_METRICS:
-        raise where.child("vendor").error(f"metric {metric!r} has one path per vendor: "
-                                          "name the vendor (e.g. \"nvidia\")")
+    _check_vendor(metric, vendor, where.child("vendor"))
     numerator, denominator = _ratio_sides(table, metric, where)
     unit = table.get("unit")
     if unit is not None:
@@ -283,10 +285,56 @@ def _check_change_from(change_from: Any, period: str, where: Where) -> None:
                           "the value is the change from it to the period")
 
 
+def _check_vendor(metric: str, vendor: Any, where: Where) -> None:
+    """A vendor group the models cover, on a per-vendor metric only (and required there)."""
+    if vendor is None:
+        if metric in VENDOR_METRICS:
+            raise where.error(f"metric {metric!r} has one path per vendor: name the vendor "
+                              f"({', '.join(VENDOR_GROUPS)})")
+        return
+    expect_name(vendor, where, NAME_PATTERN, "vendor")
+    if metric not in VENDOR_METRICS:
+        raise where.error(f"metric {metric!r} has no vendor dimension (one path for the "
+                          "quantity as a whole), so a vendor would be ignored: remove it, or "
+                          f"use a per-vendor metric ({', '.join(VENDOR_METRICS)})")
+    _check_group(vendor, where, "vendor")
+
+
+def _check_group(group: str, where: Where, what: str) -> None:
+    """``group`` is a vendor group the models cover, with a spelling hint if not."""
+    if group in VENDOR_GROUPS:
+        return
+    hint = difflib.get_close_matches(group, VENDOR_GROUPS, n=1)
+    suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
+    raise where.error(f"unknown {what} {group!r}: the models cover "
+                      f"{', '.join(VENDOR_GROUPS)}{suggestion}")
+
+
+def _check_threshold(metric: str, threshold: float, change: bool, where: Where) -> None:
+    """A threshold the metric can reach: a share in [0, 1] (a change of one in [-1, 1]), any
+    other level non-negative. Outside, the probability is 0 or 1 whatever the forecast."""
+    if metric in FRACTION_METRICS:
+        low = -1.0 if change else 0.0
+        if not low <= threshold <= 1.0:
+            kind = "a change of a fraction" if change else "a fraction"
+            raise where.error(f"metric {metric!r} is {kind}, in [{low:g}, 1], so a threshold "
+                              f"of {fmt(threshold)} decides the thesis whatever the forecast "
+                              "(write 70% as 0.7)")
+    elif not change and threshold < 0:
+        raise where.error(f"metric {metric!r} is never negative, so a threshold of "
+                          f"{fmt(threshold)} decides the thesis whatever the forecast")
+
+
 def _check_metric(metric: str, where: Where) -> None:
-    """``metric`` is one the forecast produces, with a spelling hint if not."""
+    """``metric`` is one the forecast produces and a thesis can read, with a spelling hint
+    if not."""
     if metric in THESIS_METRICS:
         return
+    if metric in FORECAST_METRICS:
+        dims = " and ".join(METRIC_DIMS[metric])
+        raise where.error(f"metric {metric!r} has one path per {dims}, which a thesis cannot "
+                          "pick; compare chips, or a chip and a vendor's best offer, with "
+                          f"{' or '.join(RATIO_METRICS)}")
     hint = difflib.get_close_matches(metric, THESIS_METRICS, n=1)
     suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
     raise where.error(f"unknown metric {metric!r}: the forecast produces "
@@ -304,6 +352,7 @@ def _check_ratio_chips(metric: str, numerator: Any, denominator: Any, where: Whe
         if frontier and chip.startswith(FRONTIER_PREFIX):
             expect_name(chip[len(FRONTIER_PREFIX):], where.child(key), NAME_PATTERN,
                         "vendor group")
+            _check_group(chip[len(FRONTIER_PREFIX):], where.child(key), "vendor group")
         elif chip not in PRICED_CHIPS:
             also = f", or {FRONTIER_PREFIX}<vendor group>" if frontier else ""
             raise where.child(key).error(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from forecast.data.dataset import DEFAULT_DATA_DIR, Dataset, load_dataset
+from forecast.data.manifest import MANIFEST_FILE
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,9 @@ def dataset() -> Dataset:
 
 @pytest.fixture
 def data_copy(tmp_path: Path) -> Path:
-    """A copy of the shipped data directory to edit."""
+    """A copy of the shipped data directory to edit, without its manifest: a test that
+    removes rows tests its own rule, not the manifest's (tests/data/test_manifest.py)."""
     target = tmp_path / "data"
     shutil.copytree(DEFAULT_DATA_DIR, target)
+    (target / MANIFEST_FILE).unlink()
     return target

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 from dataclasses import fields
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from forecast.data.dataset import (
     DEFAULT_DATA_DIR,
     load_dataset,
 )
+from forecast.data.manifest import MANIFEST_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,6 +92,7 @@ def test_cached_dataset_equals_a_fresh_parse(data_copy, cache_dir, parses):
 
 
 def test_cache_serves_the_same_files_in_another_directory(data_copy, cache_dir, parses):
+    shutil.copy(DEFAULT_DATA_DIR / MANIFEST_FILE, data_copy)  # the same files, all of them
     load_dataset(DEFAULT_DATA_DIR)
     copy = load_dataset(data_copy)
     assert parses == [DEFAULT_DATA_DIR]
@@ -195,16 +198,20 @@ def test_cache_keeps_only_the_most_recent_entries(data_copy, cache_dir):
 def test_key_covers_every_parsing_module(tmp_path, monkeypatch):
     """A change to any module that reads, checks or normalises the files changes the key."""
     import forecast.core.calendar
+    import forecast.core.scenario_contract
     import forecast.data.csv_reader
+    import forecast.data.fiscal
     import forecast.data.frame_codec
+    import forecast.data.manifest
     import forecast.data.normalise
     import forecast.data.schema_types
     import forecast.data.schemas
     import forecast.data.validation
 
     modules = (forecast.data.schema_types, forecast.data.schemas, forecast.data.csv_reader,
-               forecast.data.validation, forecast.data.normalise, data_module, cache_module,
-               forecast.data.frame_codec, forecast.core.calendar)
+               forecast.data.validation, forecast.data.fiscal, forecast.data.manifest,
+               forecast.data.normalise, data_module, cache_module, forecast.data.frame_codec,
+               forecast.core.calendar, forecast.core.scenario_contract)
     assert {Path(m.__file__).resolve() for m in modules} == set(cache_module.PARSING_SOURCES)
     hashes = (("accelerators.csv", "0" * 64),)
     copies = []

@@ -99,6 +99,26 @@ def test_file_cut_inside_a_quoted_field_is_an_error_at_that_row(data_copy):
     assert "unterminated quote" in issue.message
 
 
+def test_file_cut_outside_quotes_with_every_field_is_an_error_at_its_last_line(data_copy):
+    """Cut in half inside the last field: every row still has its fields, one is shortened."""
+    path = data_copy / RENTAL
+    data = path.read_bytes()
+    cut = data[:len(data) // 2]
+    assert cut.count(b'"') % 2 == 0 and not cut.endswith(b"\n")
+    path.write_bytes(cut)
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.file, issue.row, issue.column) == (RENTAL, cut.count(b"\n") + 1, None)
+    assert "the file ends inside this line, without a line end: it looks cut off" in (
+        issue.message)
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_a_whole_file_ends_with_a_line_end_of_either_kind(data_copy, ending):
+    path = data_copy / RENTAL
+    path.write_bytes(path.read_bytes().replace(b"\n", ending))
+    assert validate_data_dir(data_copy) == []
+
+
 def test_unterminated_quote_swallowing_the_rest_reports_where_it_opened(data_copy):
     """A quote opened on line 3 and never closed would swallow the 213 rows after it."""
     path = data_copy / RENTAL

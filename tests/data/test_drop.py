@@ -12,6 +12,7 @@ import pytest
 from forecast.core.errors import DataValidationError
 from forecast.data.dataset import load_dataset
 from forecast.data.drop import REVISIONS_FILE, merge_drop, read_drop
+from forecast.data.manifest import write_manifest
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 REVENUE = "vendor_quarterly_revenue.csv"
@@ -46,6 +47,7 @@ def split(tmp_path) -> tuple[Path, Path]:
     new = [r for r in rows if pd.Timestamp(r["calendar_quarter_end"]) > LATEST]
     assert new, "the shipped data should hold a quarter after the cut"
     _write(base / REVENUE, header, old)
+    write_manifest(base)  # the data as they were before that quarter arrived
     drop = tmp_path / "drop"
     drop.mkdir()
     _write(drop / REVENUE, header, new)

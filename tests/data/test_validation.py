@@ -170,6 +170,23 @@ def test_vendor_group_is_described_once(data_copy):
     ]
 
 
+def test_a_vendor_group_the_models_do_not_know_is_refused_at_its_row(data_copy):
+    edit_cell(data_copy, VENDORS, 2, "vendor_group", "nvidiaa")  # NVIDIA's group renamed
+    assert issue_strings(data_copy) == [
+        "vendor_groups.csv:2:vendor_group: group 'nvidiaa' is not one the models know "
+        "(nvidia, amd, google, aws, other, other_custom); did you mean 'nvidia'?"
+    ]
+
+
+def test_every_group_of_the_models_needs_a_vendor(data_copy):
+    path = data_copy / VENDORS
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if not line.startswith("Intel,")),
+                    encoding="utf-8")
+    assert ("vendor_groups.csv::vendor_group: no vendor of the models' group(s) other: every "
+            "model covers the five groups") in issue_strings(data_copy)
+
+
 def test_share_model_positions_run_from_one(data_copy):
     edit_cell(data_copy, VENDORS, 3, "share_model_order", "7")
     assert issue_strings(data_copy) == [
@@ -277,13 +294,15 @@ def test_as_of_date_comes_from_as_of_csv(data_copy):
     assert dataset.last_observation <= pd.Timestamp("2025-12-31")  # a year "2025" ends then
 
 
-def test_without_as_of_csv_observations_are_bounded_by_today(data_copy):
+def test_data_without_as_of_csv_are_refused_even_when_once_cached(data_copy):
+    cache = data_copy.parent / "cache"
+    load_dataset(data_copy, cache_dir=cache)  # the intact data, cached
     (data_copy / "as_of.csv").unlink()
-    assert validate_data_dir(data_copy) == []
-    assert load_dataset(data_copy, cache_dir=data_copy.parent / "cache").data_as_of is None
-    edit_cell(data_copy, RENTAL, 5, "date", "2099-01-01")
     (issue,) = validate_data_dir(data_copy)
-    assert issue.row == 5 and "(today: the data have no as_of.csv)" in issue.message
+    assert (issue.file, issue.row, issue.column) == ("as_of.csv", None, None)
+    assert issue.message.startswith("file is missing")
+    with pytest.raises(DataValidationError, match="as_of.csv::: file is missing"):
+        load_dataset(data_copy, cache_dir=cache)
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -127,6 +127,19 @@ def test_origins_are_quarter_ends_before_the_last_price():
         price_origins(dataset, 0)
 
 
+def test_origins_the_prices_cannot_give_are_refused_before_any_list():
+    """Every cut-off needs a price on or before it: the first price's quarter bounds them."""
+    from forecast.core.errors import ForecastError
+
+    dataset = load_dataset()
+    first = dataset.rental_prices["date"].min().to_period("Q")
+    most = len(pd.period_range(first, price_origins(dataset, 1)[0].to_period("Q"), freq="Q"))
+    assert price_origins(dataset, most)[0].to_period("Q") == first
+    for origins in (most + 1, 10**12):  # a list of 10**12 cut-offs would never be built
+        with pytest.raises(ForecastError, match=f"--origins {origins}: .* at most {most}$"):
+            price_origins(dataset, origins)
+
+
 def _fake_results(dataset, origins, rng):
     """A model that knows every later price and a random walk three times too high."""
     results = []

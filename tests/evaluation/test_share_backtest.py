@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-
 from forecast.economics.share_inputs import ShareData
+from forecast.models.share import StateParams, simulate_share_data
+
 from forecast.evaluation import harness, share_backtest
 from forecast.evaluation.share_backtest import (
     DRIFT,
@@ -24,7 +25,6 @@ from forecast.evaluation.share_backtest import (
 from forecast.evaluation.share_backtest import (
     share_backtest as run_share_backtest,
 )
-from forecast.models.share import StateParams, simulate_share_data
 
 QUARTERS = tuple(str(q) for q in pd.period_range("2022Q1", periods=8, freq="Q"))
 VENDORS = ("nvidia", "amd", "google")
@@ -159,3 +159,21 @@ def test_backtest_with_the_share_model_on_simulated_data() -> None:
     pooled = {m["model"]: m["pooled"] for m in scored.attrs["report"]["models"]}
     assert pooled[MODEL]["n"] == 2 * 2 * 2
     assert pooled[MODEL]["crps"] < pooled[NAIVE]["crps"]
+
+
+def test_origins_are_counted_from_the_market_data_before_any_fit():
+    """The origins share_origins' rule gives, from the quarters the market data measure each
+    rival (no market fit): more is one line naming --origins and the most there are."""
+    import re
+
+    from forecast.core.errors import ForecastError
+    from forecast.data.dataset import load_dataset
+
+    dataset = load_dataset()
+    with pytest.raises(ForecastError, match=r"^--origins 1000000000: the data give") as caught:
+        share_backtest.check_backtest(dataset, 10**9, 4)
+    most = int(re.search(r"ask for at most (\d+)$", str(caught.value))[1])
+    assert most >= 6  # the CLI's default
+    assert share_backtest.check_backtest(dataset, most, 4) == 4 * 4 * 3
+    with pytest.raises(ForecastError, match=f"--origins {most + 1}: the data give {most} "):
+        share_backtest.check_backtest(dataset, most + 1, 4)

@@ -34,6 +34,11 @@ def scored_frame() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def check_backtest(dataset, origins, horizon):
+    """The stand-in's origins are always available; one value a path per origin."""
+    return 1
+
+
 def fake_backtest(dataset, *, origins, horizon, draws, map_fn):
     """A backtest as the CLI calls it: (tidy, summary), the harness's JSON in the attrs."""
     CALLS.append({"origins": origins, "horizon": horizon, "draws": draws})

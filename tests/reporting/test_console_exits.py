@@ -56,6 +56,12 @@ def test_data_validation_lists_every_issue_then_the_count(capsys):
                                                     "2 problem(s) found"]
 
 
+def test_one_data_problem_is_one_line(capsys):
+    issue = Issue("as_of.csv", None, None, "file is missing")
+    assert exits.run_command(failing(DataValidationError([issue]))) == exits.EXIT_BAD_INPUT
+    assert capsys.readouterr().err == "as_of.csv::: file is missing\n"
+
+
 def test_a_broken_pipe_is_not_an_error(capsys):
     assert exits.run_command(failing(BrokenPipeError(errno.EPIPE, "Broken pipe"))) == 0
     assert capsys.readouterr().err == ""

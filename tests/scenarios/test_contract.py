@@ -15,7 +15,11 @@ import pytest
 
 from forecast.core.errors import ScenarioError
 from forecast.core.scenario_contract import (
+    DATA_VENDOR_GROUPS,
     FORECAST_METRICS,
+    INPUT_SUPPORT,
+    METRIC_DIMS,
+    MODEL_INPUTS,
     MODEL_PRIORS,
     NUMBER_READING,
     PRICED_CHIPS,
@@ -27,6 +31,8 @@ from forecast.core.scenario_contract import (
     REQUIRED_READINGS,
     SETTINGS,
     THESIS_METRICS,
+    VENDOR_GROUPS,
+    VENDOR_METRICS,
 )
 from forecast.scenarios import DEFAULT_SCENARIOS_DIR, list_scenarios, load_scenario_file
 
@@ -62,7 +68,36 @@ def test_ratio_metrics_are_derived_by_the_thesis_evaluator():
 
     source = inspect.getsource(theses.metric_values)
     assert all(f'"{metric}"' in source for metric in RATIO_METRICS)
-    assert set(THESIS_METRICS) == set(FORECAST_METRICS) | set(RATIO_METRICS)
+    # A thesis selects a vendor and sums generations; one path per chip it cannot pick.
+    assert '"vendor" in values.dims' in inspect.getsource(theses._select)
+    assert '"generation" in values.dims' in inspect.getsource(theses._select)
+    assert set(METRIC_DIMS) == set(FORECAST_METRICS)
+    readable = {m for m in FORECAST_METRICS if set(METRIC_DIMS[m]) <= {"vendor", "generation"}}
+    assert set(THESIS_METRICS) == readable | set(RATIO_METRICS)
+    assert {"price", "cost_per_pflop_hour", "vendor_cost"}.isdisjoint(THESIS_METRICS)
+
+
+def test_vendor_groups_are_the_models_vendor_axis():
+    from forecast.models.market import data as market_data
+
+    from forecast.models.price import data as price_data
+
+    assert market_data.VENDORS == VENDOR_GROUPS
+    # The price model keeps the custom part of "other" apart; every forecast path folds it in.
+    assert set(price_data.VENDORS) == set(DATA_VENDOR_GROUPS)
+    assert VENDOR_METRICS == ("share", "spend")
+
+
+def test_every_read_input_has_its_support():
+    from forecast.models.market.model import CEILING_INPUT
+
+    from forecast.core.input_support import FRACTION, QUARTER
+
+    assert MODEL_INPUTS == (CEILING_INPUT,)
+    assert set(INPUT_SUPPORT) == set(REQUIRED_INPUTS) | set(MODEL_INPUTS)
+    assert {name for name, support in INPUT_SUPPORT.items() if support is QUARTER} == set(
+        QUARTER_INPUTS)
+    assert all(INPUT_SUPPORT[f"mfu_{group}"] is FRACTION for group in VENDOR_GROUPS)
 
 
 def test_in_sample_metrics_are_the_history_simulate_keeps():
@@ -108,11 +143,9 @@ def test_prior_distributions_are_those_the_prior_builder_knows():
 
 
 def test_required_inputs_are_every_input_the_forecast_reads():
-    from forecast.data.dataset import load_dataset
     from forecast.economics.chip_costs import TCO_INPUTS
     from forecast.economics.cost_paths import SHIPPED_PRICE_EROSION, SHIPPED_ROADMAP
     from forecast.economics.roadmap import roadmap_inputs
-    from forecast.economics.vendors import share_vendors
 
     read = set()
     for node in ast.walk(_simulate_tree()):
@@ -122,7 +155,10 @@ def test_required_inputs_are_every_input_the_forecast_reads():
                 read.add(name.value)
             else:  # f"mfu_{group}" over the vendor groups
                 assert ast.unparse(name) == "f'mfu_{group}'"
-    groups = share_vendors(load_dataset(cache_dir=None))
+    # The cost paths of the forecast run over the share model's vendors: the market
+    # model's five groups (test_vendor_groups_are_the_models_vendor_axis).
+    assert "vendors=share.vendors" in SIMULATE.read_text()
+    groups = VENDOR_GROUPS
     read |= {f"mfu_{group}" for group in groups}
     read |= set(TCO_INPUTS) | {SHIPPED_PRICE_EROSION[group] for group in groups}
     # The roadmaps' inputs are required through the scenario's own [roadmap] table (checked
@@ -132,13 +168,15 @@ def test_required_inputs_are_every_input_the_forecast_reads():
     assert set(REQUIRED_INPUTS) <= read | roadmap
     assert read - set(REQUIRED_INPUTS) <= erosion
     assert set(QUARTER_INPUTS) <= {chip.launch for chip in SHIPPED_ROADMAP}
+    # The list prices' utilisation: the groups of the priced chips (no "other" chip).
     assert re.search(r"for group in \("
-                     + r",\s*".join(f'"{g}"' for g in groups) + r"\)", SIMULATE.read_text())
+                     + r",\s*".join(f'"{g}"' for g in groups[:4]) + r"\)", SIMULATE.read_text())
 
 
 def test_required_readings_are_the_number_and_every_phrase_of_the_data():
-    from forecast.data.dataset import load_dataset
     from forecast.models.market import data as market_data
+
+    from forecast.data.dataset import load_dataset
 
     silicon = load_dataset(cache_dir=None).aws_custom_silicon
     statements = silicon[silicon["metric"].str.startswith("Trainium business size")

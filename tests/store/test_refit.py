@@ -21,6 +21,7 @@ import pytest
 
 import cli
 from forecast.core.errors import RefitBusyError
+from forecast.data.manifest import write_manifest
 from forecast.pipeline.refit import REPORT_JSON, REPORT_MARKDOWN, refit, refit_lock
 from forecast.pipeline.runner import run_scenario
 from forecast.store.bundles import latest_fit_id, list_fits, load_bundle
@@ -53,6 +54,7 @@ def split(tmp_path) -> tuple[Path, Path]:
             writer = csv.DictWriter(handle, fieldnames=header, lineterminator="\n")
             writer.writeheader()
             writer.writerows(r for r in rows if keep(pd.Timestamp(r["calendar_quarter_end"])))
+    write_manifest(base)  # the data as they were before that quarter arrived
     return base, tmp_path / REVENUE
 
 

@@ -130,6 +130,18 @@ def nonempty(text: str) -> str:
     return text
 
 
+def fit_id(text: str) -> str:
+    """A fit id: not empty, letters, digits, '-' and '_', at most 100 characters
+    (:func:`forecast.core.ids.check_fit_id`): never a path, nor a name too long to look up."""
+    from forecast.core.errors import ForecastError
+    from forecast.core.ids import check_fit_id
+
+    try:
+        return check_fit_id(nonempty(text), "")
+    except ForecastError as exc:
+        raise argparse.ArgumentTypeError(str(exc).strip()) from None
+
+
 def existing_directory(text: str) -> str:
     """A directory that exists (``--data``)."""
     path = Path(nonempty(text))
@@ -196,7 +208,7 @@ def add_run_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--draws", type=positive_int, help="paths per run (default: "
                      "sensitivity 2000, report and sweep the scenario's)")
     sub.add_argument("--seed", type=seed, help="random seed (default: scenario)")
-    sub.add_argument("--fit", type=nonempty, help="use this stored fit id instead of the latest")
+    sub.add_argument("--fit", type=fit_id, help="use this stored fit id instead of the latest")
     sub.add_argument("--data", type=existing_directory,
                      help="data directory (default: the fit's data)")
     sub.add_argument("--artifacts", type=store_directory, help=STORE_HELP)

@@ -124,11 +124,17 @@ def scenario_validation_text(file: str | Path | None = None) -> str:
     Raises
     ------
     ScenarioError
-        On the first problem, in one line.
+        On the first problem, in one line: of the file on its own, or against the project's
+        data (its chips, roadmap and launch quarters), as every forecast checks it.
     """
+    from forecast.data.dataset import load_dataset
+    from forecast.economics.scenario_checks import check_scenario_data
     from forecast.scenarios import list_scenarios, load_scenario_file
 
     scenarios = [load_scenario_file(Path(file))] if file else list_scenarios()
+    dataset = load_dataset()
+    for scenario in scenarios:
+        check_scenario_data(scenario, dataset)
     return "\n".join(f"{scenario.path}: valid ({len(scenario.inputs)} inputs, "
                      f"{len(scenario.theses)} theses)" for scenario in scenarios)
 

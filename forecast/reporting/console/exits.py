@@ -16,7 +16,7 @@ code   meaning
 
 Every failure is one line on stderr, never a traceback; with ``FORECAST_DEBUG=1`` in the
 environment the unexpected ones (5 and 6) raise, traceback and all. Data validation lists
-every problem found, one per line, then their count.
+every problem found, one per line, then their count when there are several.
 """
 
 from __future__ import annotations
@@ -103,7 +103,8 @@ def run_command(command: Callable[[], int]) -> int:
     except DataValidationError as exc:
         for issue in exc.issues:
             _say(issue)
-        _say(f"{len(exc.issues)} problem(s) found")
+        if len(exc.issues) > 1:  # one problem is one line, as every other refusal
+            _say(f"{len(exc.issues)} problem(s) found")
         return EXIT_BAD_INPUT
     except ForecastError as exc:
         _say(f"error: {exc}")

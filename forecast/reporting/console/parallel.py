@@ -17,12 +17,41 @@ from forecast.reporting.console.table import table_text
 
 #: Backtests ``python cli.py backtest TARGET`` runs: target -> "module:function". Each
 #: function takes ``(dataset, *, origins, horizon, draws, map_fn)`` and returns ``(tidy,
-#: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``.
+#: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``; its module has a
+#: ``check_backtest(dataset, origins, horizon)`` (:func:`check_backtest_size`).
 BACKTESTS: dict[str, str] = {
     "spend": "forecast.evaluation.spend_backtest:backtest_spend",
     "price": "forecast.evaluation.price_backtest:backtest_price_cli",
     "share": "forecast.evaluation.share_backtest:backtest_share_cli",
 }
+#: Peak memory of a backtest over the samples its forecasts hold (the scores and the stack's
+#: mixtures copy them once more), rounded up.
+BACKTEST_PEAK = 3.0
+
+
+def check_backtest_size(dataset: Any, target: str, origins: int, horizon: int,
+                        draws: int) -> None:
+    """Refuse, before a cluster starts or a model is fitted, ``--origins`` the data cannot
+    give (each backtest module's ``check_backtest``) and samples that would not fit in memory.
+
+    Raises
+    ------
+    ForecastError
+        Naming the flag and the most the data or the memory allow.
+    """
+    import importlib
+
+    from forecast.pipeline.runner import MEMORY_MARGIN, available_memory
+
+    module = importlib.import_module(BACKTESTS[target].split(":")[0])
+    values = module.check_backtest(dataset, origins, horizon)
+    per_draw = origins * values * 8 * BACKTEST_PEAK
+    available = available_memory()
+    if draws * per_draw > MEMORY_MARGIN * available:
+        raise ForecastError(
+            f"--draws {draws}: {origins} origins of {target} forecasts would hold about "
+            f"{draws * per_draw / 1e9:.3g} GB of samples and {available / 1e9:.3g} GB is "
+            f"available: at most {int(MEMORY_MARGIN * available // per_draw)} draws fit")
 
 
 def backtest_text(target: str = "spend", *, origins: int = 6, horizon: int = 4,
@@ -70,9 +99,10 @@ def backtest_text(target: str = "spend", *, origins: int = 6, horizon: int = 4,
         raise ForecastError("--origins and --horizon must be > 0")
     if draws <= 0:
         raise ForecastError(f"--draws must be > 0, got {draws}")
+    dataset = load_dataset(data_dir)
+    check_backtest_size(dataset, target, origins, horizon, draws)
     resolve(workers, scheduler)
     directory = check_out_dir(out) if out is not None else None
-    dataset = load_dataset(data_dir)
     module, function = BACKTESTS[target].split(":")
     run = getattr(importlib.import_module(module), function)
     with task_executor(workers, scheduler, progress) as task_map:

@@ -56,13 +56,14 @@ def sweep_text(scenario: str, vary: Sequence[str], *, draws: int | None = None,
         A header line and the thesis probability per grid point.
     """
     from forecast.pipeline.execution import resolve
-    from forecast.pipeline.sweep import parse_varies, run_sweep, sweep_seeds
+    from forecast.pipeline.sweep import check_sweep_size, parse_varies, run_sweep, sweep_seeds
     from forecast.reporting.console.progress import task_executor
     from forecast.reporting.outputs import check_out_dir
     from forecast.reporting.sweep import check_thesis, write_sweep
     from forecast.scenarios import load_scenario
 
-    # Bad input fails here, before a cluster starts or a file is written.
+    # Bad input fails here, before a grid is built, a cluster starts or a file is written.
+    check_sweep_size(vary, seeds)
     loaded = load_scenario(scenario)
     parse_varies(vary, loaded)
     sweep_seeds(0, seeds)
