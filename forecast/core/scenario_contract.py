@@ -103,7 +103,8 @@ METRIC_DIMS: Final[dict[str, tuple[str, ...]]] = {
     "vendor_cost": ("cost_vendor",), "price": ("chip",), "cost_per_pflop_hour": ("chip",),
     "owner_cost_per_pflop_hour": ("chip",), "aws_spend_at_cost": (),
     "aws_shipments": ("generation",), "aws_fleet": ("generation",), "aws_rental_revenue": (),
-    "aws_merchant_value": (), "aws_custom_chips_run_rate": (),
+    "aws_merchant_value": (), "aws_custom_chips_run_rate": (), "bound_funding": (),
+    "bound_power": (), "bound_supply": (),
 }
 #: Every metric a thesis may name: the forecast's, but those with one path per chip or per
 #: best offer, and the ratios.

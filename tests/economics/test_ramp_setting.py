@@ -22,7 +22,6 @@ from forecast.economics.chip_costs import (
 )
 from forecast.economics.cost_paths import scenario_cost_paths
 from forecast.economics.offers import DEFAULT_RAMP_QUARTERS, best_offer, ramp_quarters_of
-from forecast.economics.share_inputs import observed_shares, share_inputs
 from forecast.economics.vendors import share_vendors
 from forecast.scenarios import DEFAULT_SCENARIOS_DIR, load_scenario
 
@@ -88,21 +87,6 @@ def test_a_scenario_with_ramp_0_costs_as_best_offer_with_ramp_0(dataset, scenari
     assert costs.loc["2025Q1", "aws"] < shipped.loc["2025Q1", "aws"]
     assert costs.loc["2024Q3", "aws"] == pytest.approx(shipped.loc["2024Q3", "aws"])
     assert costs.loc["2025Q2", "aws"] == pytest.approx(shipped.loc["2025Q2", "aws"])
-
-
-def test_share_inputs_take_the_scenarios_ramp(dataset, scenario, zero):
-    own = share_inputs(dataset, zero, draws=200, seed=3)
-    explicit = share_inputs(dataset, scenario, draws=200, seed=3, ramp_quarters=0)
-    np.testing.assert_array_equal(own.log_cost, explicit.log_cost)
-    assert own.cost_basis.endswith("ramp 0 quarters")
-    shipped = share_inputs(dataset, scenario, draws=200, seed=3)
-    assert shipped.cost_basis.endswith("ramp 2 quarters")
-    assert not np.array_equal(own.log_cost, shipped.log_cost)
-    np.testing.assert_array_equal(own.alr_mean, shipped.alr_mean)  # dollars do not ramp
-    shares = observed_shares(dataset, zero, draws=200, seed=3)
-    explicit = observed_shares(dataset, scenario, draws=200, seed=3, ramp_quarters=0)
-    np.testing.assert_array_equal(shares["cost_per_pflop_hour"],
-                                  explicit["cost_per_pflop_hour"])
 
 
 def test_cost_paths_with_the_scenarios_ramp(dataset, scenario, zero):

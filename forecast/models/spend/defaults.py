@@ -78,12 +78,13 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
                      "[priors.share] sets it.",
     },
     "adjustment_speed": {
-        "dist": "beta", "alpha": 3.0, "beta": 4.5,
+        "dist": "beta", "alpha": 6.0, "beta": 9.0,
         "rationale": "lambda: the share of the gap to the cost-driven target closed in a "
-                     "quarter; mean 0.4, 90% range 0.16-0.67. Contracts, software ports and "
-                     "supply slow switching; half the gap closes in one to four quarters. "
-                     "Narrower than Beta(2, 3): four rivals share it, two of them unreported, "
-                     "and a flatter prior left the sampler a ridge with their deviations.",
+                     "quarter; mean 0.4, 90% range 0.21-0.61: half the gap closes in one to "
+                     "three quarters (contracts, software ports and supply slow switching). "
+                     "Four rivals share it, two of them reported by no series: the data "
+                     "barely move it (a Beta(2, 3) came back almost unchanged), and a wider "
+                     "prior left the sampler a ridge with the unreported rivals' deviations.",
     },
     "deviation_persistence": {
         "dist": "beta", "alpha": 4.0, "beta": 3.0,
