@@ -64,6 +64,7 @@ DATA_VENDOR_GROUPS: Final = (*VENDOR_GROUPS, "other_custom")
 #: returns).
 FORECAST_METRICS: Final = (
     "tam",
+    "tam_demand",
     "share",
     "spend",
     "custom_silicon_spend",
@@ -99,7 +100,8 @@ IN_SAMPLE_METRICS: Final = ("tam", "share", "spend", "custom_silicon_spend")
 #: selects a ``vendor`` and sums AWS chips over their ``generation``, but has no way to pick a
 #: ``chip`` or a ``cost_vendor`` (the ratio metrics compare chips and best offers instead).
 METRIC_DIMS: Final[dict[str, tuple[str, ...]]] = {
-    "tam": (), "share": ("vendor",), "spend": ("vendor",), "custom_silicon_spend": (),
+    "tam": (), "tam_demand": (), "share": ("vendor",), "spend": ("vendor",),
+    "custom_silicon_spend": (),
     "vendor_cost": ("cost_vendor",), "price": ("chip",), "cost_per_pflop_hour": ("chip",),
     "owner_cost_per_pflop_hour": ("chip",), "aws_spend_at_cost": (),
     "aws_shipments": ("generation",), "aws_fleet": ("generation",), "aws_rental_revenue": (),
@@ -128,7 +130,7 @@ MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
               "commitment_sd", "list_drift_sd"),
     "spend": ("growth_longrun", "growth_persistence", "growth_init", "sigma_level",
               "sigma_growth", "position_start_amd", "position_start_custom",
-              "position_start_aws", "position_start_rest", "price_coefficient",
+              "price_coefficient",
               "adjustment_speed", "deviation_persistence", "ecosystem",
               "ecosystem_erosion", "deviation_sd", "ramp_lift", "ramp_lift_ahead",
               "sigma_broadcom", "visibility_conversion", "nvidia_compute_fraction",

@@ -29,6 +29,7 @@ from forecast.pipeline.theses import evaluate_theses
 #: costs) average.
 ANNUAL_AGGREGATE = {
     "tam": "sum",
+    "tam_demand": "sum",
     "spend": "sum",
     "custom_silicon_spend": "sum",
     "aws_spend_at_cost": "sum",
@@ -37,6 +38,7 @@ ANNUAL_AGGREGATE = {
     "aws_merchant_value": "sum",
     "aws_fleet": "last",
     "aws_custom_chips_run_rate": "last",
+    # Bounds are already USD billions a year: their annual value is the year's mean.
 }
 #: Metrics of the JSON summary, in order.
 SUMMARY_METRICS = ("tam", "share", "spend", "aws_spend_at_cost", "aws_rental_revenue",
@@ -203,7 +205,36 @@ class Forecast:
             "meta": self.meta,
             "quantiles": _json_records(quantiles),
             "theses": json.loads(theses.to_json(orient="records", double_precision=6)),
+            "bounds_binding": _json_records(self.bounds_binding()),
         }
+
+    def bounds_binding(self) -> pd.DataFrame:
+        """How often each of M6's bounds binds, per calendar year: the share of paths in
+        which, in the year's last quarter, the TAM the trend carries exceeds the bound and
+        that bound is the tightest (``none``: no bound binds).
+
+        Returns
+        -------
+        pandas.DataFrame
+            year, bound (``funding``, ``power``, ``supply``, ``none``), share; empty without
+            bound paths.
+        """
+        names = [m for m in ("bound_funding", "bound_power", "bound_supply") if m in self.data]
+        if not names or "tam_demand" not in self.data:
+            return pd.DataFrame(columns=["year", "bound", "share"])
+        quarters = [str(q) for q in self.data["quarter"].values if str(q).endswith("Q4")]
+        rows = []
+        for quarter in quarters:
+            bounds = np.stack([self.data[m].sel(quarter=quarter).values for m in names])
+            demand = 4.0 * self.data["tam_demand"].sel(quarter=quarter).values
+            which = np.argmin(bounds, axis=0)
+            binds = demand > bounds.min(axis=0)
+            for k, name in enumerate(names):
+                rows.append({"year": int(quarter[:4]), "bound": name.removeprefix("bound_"),
+                             "share": float(np.mean(binds & (which == k)))})
+            rows.append({"year": int(quarter[:4]), "bound": "none",
+                         "share": float(np.mean(~binds))})
+        return pd.DataFrame(rows)
 
     def tidy_paths(self) -> pd.DataFrame:
         """Long table (metric, draw, quarter, vendor/chip, value) of every path."""

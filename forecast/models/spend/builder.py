@@ -64,8 +64,11 @@ MEASURED_RIVALS: tuple[str, ...] = ("amd", "custom")
 INNOVATION_VARS: tuple[str, ...] = tuple(f"z_deviation_{rival}" for rival in RIVALS
                                          if rival not in MEASURED_RIVALS)
 #: Sd of the rivals' positions before the window around their starting priors' means:
-#: the ``position_start_<rival>`` priors carry it.
-START_NAMES: tuple[str, ...] = tuple(f"position_start_{rival}" for rival in RIVALS)
+#: the ``position_start_<rival>`` priors of the measured rivals carry it; an unreported
+#: rival starts at its first target (nothing tells its start from its target apart, and a
+#: free start left a ridge with the adjustment speed).
+START_NAMES: tuple[str, ...] = tuple(f"position_start_{rival}" for rival in RIVALS
+                                     if rival in ("amd", "custom"))
 
 
 def build_spend_model(data: Mapping[str, pd.DataFrame],
@@ -101,7 +104,6 @@ def build_spend_model(data: Mapping[str, pd.DataFrame],
 
 def _parameters(priors: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The model-wide parameters, in the order they enter the model."""
-    import pytensor.tensor as pt
 
     names = ("growth_longrun", "growth_persistence", "growth_init", "sigma_level",
              "sigma_growth", "nvidia_compute_fraction", "guide_beat_nvidia",
@@ -113,7 +115,7 @@ def _parameters(priors: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     params = {name: prior(name, priors[name]) for name in names}
     params["ecosystem"] = prior("ecosystem", priors["ecosystem"], dims="rival")
     params["deviation_sd"] = prior("deviation_sd", priors["deviation_sd"], dims="rival")
-    params["position_start"] = pt.stack([prior(name, priors[name]) for name in START_NAMES])
+    params["position_start"] = {name: prior(name, priors[name]) for name in START_NAMES}
     return params
 
 
@@ -185,9 +187,11 @@ def _relative_positions(data: Mapping[str, pd.DataFrame], window: list[str], log
         years, xp=pt), dims=("rival", "position_quarter"))
     deviation = pm.Deterministic("deviation", _deviations(params, len(window)),
                                  dims=("rival", "position_quarter"))
+    start = pt.stack([params["position_start"].get(f"position_start_{rival}", target[k, 0])
+                      for k, rival in enumerate(RIVALS)])
     adjusted = pm.Deterministic("adjusted", adjusted_positions(
-        target, deviation, params["position_start"], params["adjustment_speed"], xp=pt,
-        length=len(window)), dims=("rival", "position_quarter"))
+        target, deviation, start, params["adjustment_speed"], xp=pt, length=len(window)),
+        dims=("rival", "position_quarter"))
     lifts = lift_layout(data["ramps"])
     heights = pt.concatenate(
         [prior(name, priors[name], dims=dim) for name, dim, names in (

@@ -55,21 +55,6 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
                      "(data/vendor_quarterly_revenue.csv), most of it TPUs, against NVIDIA's USD "
                      "3-4 bn of compute: -1.5 (22%), 90% range 7%-70%.",
     },
-    "position_start_aws": {
-        "dist": "normal", "mu": -3.5, "sigma": 1.0,
-        "rationale": "log(AWS Trainium and Inferentia / NVIDIA spend) in 2022Q4: Trainium1 had "
-                     "just reached general availability (2022-10), Inferentia2 was months away: "
-                     "-3.5 (3%), very wide (90% range 0.6%-16%); Amazon's statements at the data "
-                     "end condition the path.",
-    },
-    "position_start_rest": {
-        "dist": "normal", "mu": -2.5, "sigma": 1.0,
-        "rationale": "log(other accelerators / NVIDIA spend) in 2022Q4: Intel Gaudi2, Huawei "
-                     "Ascend, Graphcore and others at about 8% of NVIDIA at the centre, 90% "
-                     "range 1.6%-42%. Later evidence: Intel missed its USD 0.5 bn Gaudi target "
-                     "for 2024 (vendor_quarterly_revenue.csv); the share interval of 2024 enters "
-                     "the likelihood.",
-    },
     "price_coefficient": {
         "dist": "lognormal", "median": 1.0, "sigma": 0.6,
         "rationale": "b: how strongly a lower cost per effective PFLOP-hour than NVIDIA's "

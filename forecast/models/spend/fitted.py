@@ -120,9 +120,10 @@ class FittedSpend(Fitted):
 
     def simulate(self, horizon: int, pick: np.ndarray, rng: np.random.Generator,
                  cost_gap: np.ndarray | None = None, bound: np.ndarray | None = None
-                 ) -> np.ndarray:
+                 ) -> tuple[np.ndarray, np.ndarray]:
         """Log spend of the latent groups over the window and ``horizon`` quarters after it,
-        (draw, group, window + horizon), for the posterior samples ``pick``.
+        (draw, group, window + horizon), for the posterior samples ``pick``; and the log
+        TAM the trend carries before the bound (draw, horizon).
 
         ``cost_gap`` (draw, rival, horizon): the rivals' log cost gaps to NVIDIA in the
         forecast quarters; None holds the last fitted quarter's. ``bound`` (draw, horizon):
@@ -133,7 +134,7 @@ class FittedSpend(Fitted):
         """
         history = self.stacked("log_spend", pick)                      # (d, G, W)
         if horizon <= 0:
-            return history
+            return history, np.empty((len(pick), 0))
         gap = (hold_last(self.data_cost_gap()[None], horizon).repeat(len(pick), axis=0)
                if cost_gap is None else np.asarray(cost_gap, dtype=float))
         if gap.shape != (len(pick), len(RIVALS), horizon):
@@ -147,11 +148,12 @@ class FittedSpend(Fitted):
                    else None)
         level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
                                horizon, rng, nowcast)
+        weight = np.log1p(np.exp(position).sum(axis=1))
+        demand = level + weight  # log TAM before the bound
         if bound is not None:
-            weight = np.log1p(np.exp(position).sum(axis=1))
             level, _ = bounded_level(level, weight, bound)
         future = np.concatenate([level[:, None, :], level[:, None, :] + position], axis=1)
-        return np.concatenate([history, future], axis=2)
+        return np.concatenate([history, future], axis=2), demand
 
     def data_cost_gap(self) -> np.ndarray:
         """The rivals' log cost gaps to NVIDIA the fit saw (rival, window quarter)."""
@@ -217,7 +219,8 @@ class FittedSpend(Fitted):
         horizon, labels = self.horizon_of(quarters)
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
-        latent = np.exp(self.simulate(horizon, pick, rng, cost_gap, bound))
+        log_latent, log_demand = self.simulate(horizon, pick, rng, cost_gap, bound)
+        latent = np.exp(log_latent)
         split = vendor_spend(latent, self.stacked("google_fraction_of_custom", pick),
                              self.stacked("rest_custom_fraction", pick))
         n_hist = len(self.window)
@@ -226,8 +229,13 @@ class FittedSpend(Fitted):
         names = (self.window + labels) if include_history else labels
         spend = split["spend"][:, :, columns].transpose(0, 2, 1)
         coords = {"draw": np.arange(len(pick)), "quarter": names, "vendor": list(VENDORS)}
+        demand = np.concatenate([np.full((len(pick), n_hist), np.nan), np.exp(log_demand)],
+                                axis=1)
         result = xr.Dataset(
-            {"spend": (("draw", "quarter", "vendor"), spend, {"unit": SPEND_UNIT}),
+            {"tam_demand": (("draw", "quarter"), demand[:, columns], {
+                "unit": "USD billions per quarter (the TAM the trend carries before M6's "
+                        "bounds; NaN in-sample)"}),
+             "spend": (("draw", "quarter", "vendor"), spend, {"unit": SPEND_UNIT}),
              "tam": (("draw", "quarter"), spend.sum(axis=2), {"unit": SPEND_UNIT}),
              "custom_other": (("draw", "quarter"), split["custom_other"][:, columns],
                               {"unit": SPEND_UNIT})}, coords=coords)
@@ -335,7 +343,7 @@ class FittedSpend(Fitted):
         horizon = max(0, int(idx.max()) - (len(self.window) - 1))
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
-        log_latent = self.simulate(horizon, pick, rng, cost_gap)
+        log_latent, _ = self.simulate(horizon, pick, rng, cost_gap)
         mean = self._series_mean(name, log_latent, idx, pick)
         sigma = 0.0 if name not in SERIES_NOISE else self.stacked(SERIES_NOISE[name], pick)[:, None]
         # Each series its own noise: the series of one forecast share the latent paths,

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.core.calendar import quarter_index, quarter_label
+from forecast.models.spend.builder import MEASURED_RIVALS
 from forecast.models.spend.data import (
     FIRST_POSITION_QUARTER,
     RAMP_COLUMNS,
@@ -83,8 +84,10 @@ def simulate_spend(params: Mapping[str, float | np.ndarray], ramps: pd.DataFrame
                      params["price_coefficient"], gap, years)
     deviation = deviations(rng.standard_normal((len(RIVALS), len(window))),
                            params["deviation_persistence"], np.asarray(params["deviation_sd"]))
-    adjusted = adjusted_positions(target, deviation, np.asarray(params["position_start"]),
-                                  params["adjustment_speed"])
+    # The unreported rivals start at their first target, as in the model.
+    measured = np.array([rival in MEASURED_RIVALS for rival in RIVALS])
+    start = np.where(measured, np.asarray(params["position_start"], dtype=float), target[:, 0])
+    adjusted = adjusted_positions(target, deviation, start, params["adjustment_speed"])
     lifts = lift_layout(ramps)
     heights = np.concatenate([np.atleast_1d(params["ramp_lift"]),
                               np.atleast_1d(params["ramp_lift_ahead"])])

@@ -1,0 +1,225 @@
+"""docs/results.md and the README's headline table, written from the shipped fit.
+
+``python -m forecast.reporting.results`` forecasts bull, base and bear from the published fit
+that ships with the package (``published/``, never the user's store), at each scenario's own
+draws and seed, and writes every number of the results page: the headline medians and thesis
+probabilities, annual quantiles, how much of each thesis the scenario inputs explain, how
+often each long-horizon bound binds, the fit's diagnostics and the backtests stored beside
+the fit. Nothing is sampled: anyone reproduces the page byte for byte, and a test fails when
+the committed page differs from what this writes (the numbers cannot drift).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from forecast.core.presentation import format_number
+from forecast.pipeline.results import Forecast
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS_FILE = ROOT / "docs" / "results.md"
+README_FILE = ROOT / "README.md"
+#: The README's block this script writes, between these markers.
+HEADLINE_MARKERS = ("<!-- results:headline -->", "<!-- /results:headline -->")
+SCENARIOS = ("bull", "base", "bear")
+#: Annual tables of the page: metric, vendor (or None) and the years shown.
+TABLES: tuple[tuple[str, str | None], ...] = (
+    ("tam", None), ("share", "nvidia"), ("share", "amd"), ("share", "google"),
+    ("share", "aws"), ("share", "other"), ("aws_spend_at_cost", None),
+    ("aws_rental_revenue", None), ("aws_merchant_value", None),
+    ("custom_silicon_spend", None), ("bound_funding", None), ("bound_power", None),
+    ("bound_supply", None),
+)
+
+
+def forecasts(scenarios: Sequence[str] = SCENARIOS) -> dict[str, Forecast]:
+    """Each scenario's forecast from the shipped fit (an empty store: nothing else)."""
+    from forecast.pipeline.runner import run_scenario
+
+    with tempfile.TemporaryDirectory(prefix="forecast-results-") as store:
+        return {name: run_scenario(name, root=store) for name in scenarios}
+
+
+def _cell(values: np.ndarray) -> str:
+    q10, q50, q90 = np.quantile(values, [0.1, 0.5, 0.9])
+    return f"{format_number(q50)} ({format_number(q10)}-{format_number(q90)})"
+
+
+def headline(results: dict[str, Forecast]) -> str:
+    """The README's table: medians (10-90%) of the headline quantities and each default
+    thesis's probability, one column per scenario."""
+    names = list(results)
+    lines = ["| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for label, metric, vendor, year in (("TAM 2026, USD bn", "tam", None, 2026),
+                                        ("TAM 2030, USD bn", "tam", None, 2030),
+                                        ("NVIDIA share 2030", "share", "nvidia", 2030),
+                                        ("AWS share 2030", "share", "aws", 2030),
+                                        ("AWS rental revenue 2030, USD bn", "aws_rental_revenue",
+                                         None, 2030)):
+        cells = [_cell(_annual(results[n], metric, vendor, year)) for n in names]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    theses = {n: results[n].theses().set_index("name") for n in names}
+    for thesis in theses[names[0]].index:
+        cells = []
+        for n in names:
+            row = theses[n].loc[thesis]
+            cells.append("n/a" if pd.isna(row["probability"])
+                         else f"{row['probability']:.2f} ± {row['mcse']:.2f}")
+        lines.append(f"| P({thesis}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _annual(result: Forecast, metric: str, vendor: str | None, year: int) -> np.ndarray:
+    values = result.annual(metric)
+    if vendor is not None:
+        values = values.sel(vendor=vendor)
+    return values.sel(period=str(year)).values
+
+
+def annual_tables(result: Forecast) -> str:
+    """Annual medians (10-90%) of every metric of :data:`TABLES`, one row per metric."""
+    years = sorted({int(str(q)[:4]) for q in result.data["quarter"].values
+                    if str(q).endswith("Q4")})
+    lines = ["| metric | " + " | ".join(map(str, years)) + " |",
+             "|---|" + "---|" * len(years)]
+    for metric, vendor in TABLES:
+        if metric not in result.data:
+            continue
+        unit = result.data[metric].attrs.get("unit", "")
+        label = f"{metric}{':' + vendor if vendor else ''}"
+        cells = [_cell(_annual(result, metric, vendor, year)) for year in years]
+        lines.append(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def theses_table(result: Forecast, explained: dict[str, float]) -> str:
+    """Each thesis: probability, Monte Carlo error, and the share of its metric's variance
+    the scenario inputs explain (the rest is the posterior's)."""
+    lines = ["| thesis | P | MC error | inputs explain | posterior |", "|---|---|---|---|---|"]
+    for row in result.theses().itertuples(index=False):
+        share = explained.get(row.name, float("nan"))
+        prob = "n/a" if pd.isna(row.probability) else f"{row.probability:.3f}"
+        mcse = "n/a" if pd.isna(row.mcse) else f"{row.mcse:.3f}"
+        left = "n/a" if not np.isfinite(share) else f"{1.0 - share:.0%}"
+        given = "n/a" if not np.isfinite(share) else f"{share:.0%}"
+        lines.append(f"| {row.name} | {prob} | {mcse} | {given} | {left} |")
+    return "\n".join(lines)
+
+
+def explained_by_inputs(result: Forecast, scenario: Any) -> dict[str, float]:
+    """For each thesis, the share of its metric's variance the scenario inputs explain
+    (:func:`forecast.pipeline.believe.explained_share` on the forecast's own draws)."""
+    from forecast.pipeline.believe import explained_share
+    from forecast.pipeline.theses import thesis_values
+
+    inputs = scenario.sample(result.draws, seed=result.seed)
+    out = {}
+    for spec in result.theses_specs:
+        try:
+            values = thesis_values(result.data, spec, result.in_sample)
+        except Exception:  # noqa: BLE001 - a thesis on a past period has no forecast values
+            continue
+        finite = np.isfinite(values)
+        if finite.sum() > 10 * len(inputs.columns):
+            out[spec.name] = explained_share(inputs[finite], values[finite])
+    return out
+
+
+def binding_table(result: Forecast) -> str:
+    """How often each bound binds per year (share of paths): the tightest and exceeded."""
+    frame = result.bounds_binding()
+    if frame.empty:
+        return "(no bound paths)"
+    table = frame.pivot(index="year", columns="bound", values="share")
+    columns = [c for c in ("funding", "power", "supply", "none") if c in table.columns]
+    lines = ["| year | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    for year, row in table[columns].iterrows():
+        lines.append(f"| {year} | " + " | ".join(f"{row[c]:.0%}" for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def diagnostics_table(header: dict[str, Any]) -> str:
+    """Every model of the shipped fit: r_hat, ESS, divergences, draws kept, their ESS."""
+    lines = ["| model | max r_hat | min bulk ESS | divergences | draws kept | ESS kept |",
+             "|---|---|---|---|---|---|"]
+    for key, values in sorted(header.get("diagnostics", {}).items()):
+        kept = header.get("kept", {}).get(key, {})
+        lines.append(f"| {key} | {values['max_r_hat']:.3f} | {values['min_ess_bulk']:.0f} | "
+                     f"{values['divergences']} | {kept.get('draws_kept', '')} | "
+                     f"{kept.get('min_ess_bulk_kept', '')} |")
+    return "\n".join(lines)
+
+
+def backtest_section(directory: Path) -> str:
+    """The backtests stored beside the shipped fit (``backtests/<model>.json``, the JSON of
+    ``python cli.py backtest MODEL --format json`` at the default sampler)."""
+    files = sorted((directory / "backtests").glob("*.json")) if directory else []
+    if not files:
+        return "No backtest is stored beside the shipped fit."
+    parts = []
+    for path in files:
+        report = json.loads(path.read_text())
+        lines = [f"### {path.stem}", "", f"Command: `{report.get('command', '')}`", "",
+                 "| model | n | log CRPS | CRPS | 80% coverage | 95% coverage | mean PIT |",
+                 "|---|---|---|---|---|---|---|"]
+        for model in report.get("models", []):
+            pooled = model["pooled"]
+            lines.append(f"| {model['model']} | {pooled['n']} | {_num(pooled.get('log_crps'))} | "
+                         f"{_num(pooled.get('crps'))} | {_num(pooled.get('coverage_80'))} | "
+                         f"{_num(pooled.get('coverage_95'))} | {_num(pooled.get('mean_pit'))} |")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _num(value: Any) -> str:
+    return "" if value is None else f"{float(value):.3f}"
+
+
+def render(results: dict[str, Forecast] | None = None) -> tuple[str, str]:
+    """(docs/results.md, the README's headline block) from the shipped fit."""
+    from forecast.scenarios import load_scenario
+    from forecast.store.shipped import shipped_dir, shipped_header
+
+    header = shipped_header() or {}
+    results = results if results is not None else forecasts()
+    top = headline(results)
+    parts = ["# Results", "",
+             "Written by `python -m forecast.reporting.results` from the published fit "
+             f"`{header.get('fit_id', '?')}` (data hash {str(header.get('data_hash'))[:12]}); "
+             "do not edit by hand: a test regenerates this page and fails on any difference.",
+             "", "## Headline", "", "Median (10-90%) of each calendar year's value; thesis "
+             "probabilities with their Monte Carlo error.", "", top]
+    for name, result in results.items():
+        scenario = load_scenario(name)
+        parts += ["", f"## {name}", "", f"{result.draws} paths, seed {result.seed}.", "",
+                  "### Annual quantiles", "", annual_tables(result), "",
+                  "### Theses", "", theses_table(result, explained_by_inputs(result, scenario)),
+                  "", "### How often each long-horizon bound binds", "", binding_table(result)]
+    parts += ["", "## Fit diagnostics", "", diagnostics_table(header), "",
+              "## Backtests", "", backtest_section(shipped_dir())]
+    return "\n".join(parts) + "\n", top
+
+
+def write(results_file: Path = RESULTS_FILE, readme: Path = README_FILE) -> None:
+    """Write docs/results.md and the README's headline block."""
+    page, top = render()
+    results_file.write_text(page)
+    text = readme.read_text()
+    start, end = HEADLINE_MARKERS
+    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
+    if pattern.search(text):
+        readme.write_text(pattern.sub(lambda _: f"{start}\n{top}\n{end}", text))
+
+
+if __name__ == "__main__":
+    write()
+    sys.exit(0)

@@ -1,0 +1,52 @@
+"""The scenario forecast from one posterior: TAM = the vendors' sum on every path, one unit
+cost per chip, the long-horizon bounds and their binding report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from forecast.pipeline.runner import run_scenario
+
+
+@pytest.fixture(scope="module")
+def base(shipped_store):
+    return run_scenario("base", draws=600, seed=4, root=shipped_store)
+
+
+def test_the_tam_is_the_sum_of_the_five_vendors_on_every_path(run_cli, shipped_store,
+                                                                tmp_path) -> None:
+    out = tmp_path / "out"
+    done = run_cli("forecast", "--scenario", "bull", "--draws", "300", "--artifacts",
+                   shipped_store, "--out", out)
+    assert done.returncode == 0, done.stderr
+    paths = pd.read_parquet(out / "paths_bull.parquet")
+    tam = paths[paths["metric"] == "tam"].set_index(["draw", "quarter"])["value"]
+    spend = paths[paths["metric"] == "spend"].groupby(["draw", "quarter"])["value"].sum()
+    assert set(paths.loc[paths["metric"] == "spend", "key"]) == {
+        "nvidia", "amd", "google", "aws", "other"}
+    np.testing.assert_allclose(spend.loc[tam.index].to_numpy(), tam.to_numpy(), rtol=1e-12)
+
+
+def test_every_consumer_of_a_chips_unit_cost_reads_the_same_draws(base) -> None:
+    data = base.data
+    for chip in ("Trainium2", "Trainium3"):
+        cost_paths = data["chip_unit_cost"].sel(chip=chip).values  # M1's owner TCO capex
+        fleet = data["aws_unit_cost"].sel(generation=chip).values  # M5's fleet
+        np.testing.assert_array_equal(cost_paths, fleet)
+        assert np.ptp(fleet) > 0  # a distribution, not one number
+
+
+def test_the_bounds_are_forecast_metrics_and_their_binding_is_reported(base) -> None:
+    for name in ("bound_funding", "bound_power", "bound_supply"):
+        table = base.quantiles(name)
+        assert (table["q10"] < table["q90"]).all() and (table["q10"] > 0).all()
+    binding = base.bounds_binding()
+    shares = binding.groupby("year")["share"].sum()
+    np.testing.assert_allclose(shares.to_numpy(), 1.0)
+    # The TAM stays under the tightest bound on every path (a soft minimum).
+    tightest = np.minimum.reduce([base.data[m].values for m in
+                                  ("bound_funding", "bound_power", "bound_supply")])
+    assert np.all(4.0 * base.data["tam"].values <= tightest * (1 + 1e-9))
+    assert "bounds_binding" in base.summary()
