@@ -98,7 +98,8 @@ class Dataset:
     volumes
         Epoch's modelled unit shipments per chip and calendar quarter.
     market_estimates
-        Published market-size and share estimates (not comparable across definitions).
+        Published market-size and share estimates (not comparable across definitions),
+        dated by ``published`` (a month or year as the last day of its span).
     vendor_groups
         One row per vendor: its ``vendor_group``, ``silicon`` (merchant or custom) and
         ``share_model_order`` (position in the share model, NA for groups it does not cover).
@@ -208,7 +209,7 @@ class Dataset:
                 self.hyperscaler_capex["calendar_quarter_end"] <= cutoff
             ],
             "market_estimates": self.market_estimates[
-                self.market_estimates["year_published"] <= cutoff.year
+                self.market_estimates["published"] <= cutoff
             ],
         }
         tables = {key: frame.reset_index(drop=True) for key, frame in tables.items()}
@@ -429,8 +430,9 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         aws_custom_silicon=normalise.silicon_frame(parsed["aws_custom_silicon.csv"].rows),
         volumes=normalise.volumes_frame(parsed["epoch_chip_volume_estimates.csv"].rows, aliases,
                                         groups),
-        market_estimates=normalise.plain_frame(parsed["market_estimates.csv"].rows,
-                                               columns("market_estimates.csv")),
+        market_estimates=normalise.dated_frame(parsed["market_estimates.csv"].rows,
+                                               "published",
+                                               columns=columns("market_estimates.csv")),
         vendor_groups=normalise.vendor_groups_frame(parsed["vendor_groups.csv"].rows),
         providers=normalise.plain_frame(parsed["providers.csv"].rows, columns("providers.csv")),
         aws_statements=_statements_frame(parsed["aws_statements.csv"].rows),

@@ -106,10 +106,14 @@ def capex_frame(rows: Rows, columns: Sequence[str]) -> pd.DataFrame:
 
 
 def dated_frame(
-    rows: Rows, column: str, aliases: Mapping[str, str] | None = None
+    rows: Rows, column: str, aliases: Mapping[str, str] | None = None,
+    columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Rows dated by ``column`` (with its precision), chips resolved when ``aliases`` given."""
-    frame = plain_frame(rows)
+    """Rows dated by ``column`` (with its precision), chips resolved when ``aliases`` given.
+
+    ``columns`` (the schema's) give a file without rows its columns all the same.
+    """
+    frame = plain_frame(rows, columns)
     _split_date(frame, column)
     if aliases is not None:
         _resolve_chips(frame, aliases)

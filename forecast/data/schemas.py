@@ -292,7 +292,8 @@ _MARKET_ESTIMATES = FileSchema(
     "market_estimates.csv",
     (
         Column("publisher"),
-        Column("year_published", "int", check=valid_year),
+        # When the estimate was published: a day, or the month or year the source gives.
+        Column("published", "date", check=valid_date),
         Column("target_year", "int", check=valid_year),
         Column("market_definition"),
         Column("value_usd_billions", "float", required=False, check=_market_billions),
@@ -302,8 +303,8 @@ _MARKET_ESTIMATES = FileSchema(
         CONFIDENCE,
         NOTES,
     ),
-    duplicate_key=("publisher", "year_published", "target_year", "market_definition"),
-    observed="year_published",
+    duplicate_key=("publisher", "published", "target_year", "market_definition"),
+    observed="published",
     # Context for priors and reports; no computation needs a row.
     needs_rows=False,
 )

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from forecast.core.errors import Issue
-from forecast.data.csv_reader import ParsedFile, shown, span_start
+from forecast.data.csv_reader import ParsedFile, shown, span_end
 from forecast.data.schemas import (
     AS_OF_FILE,
     AWS_VALUE_RANGES,
@@ -71,6 +71,7 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
     """
     for name, schema in SCHEMAS.items():
         _check_duplicates(name, schema, parsed[name], issues)
+        _check_ordered(name, schema, parsed[name], issues)
     _check_chips(parsed, issues)
     _check_vendors(parsed, issues)
     _check_providers(parsed, issues)
@@ -85,9 +86,9 @@ def check_as_of(parsed: Mapping[str, ParsedFile], as_of: pd.Timestamp, source: s
                 issues: list[Issue]) -> None:
     """No observation dated after the as-of date (``FileSchema.observed`` of each file).
 
-    A coarse date (a month, quarter or year) is after it only when its whole span is: the
-    figure could have been known on the span's first day. Chip specifications are exempt (a
-    chip is announced before it ships).
+    A coarse date (a month, quarter or year) counts from the last day of its span: a figure
+    published "2025-Q4" may have been published in December, so it is not known by
+    2025-10-31 (as :func:`~forecast.data.drop.read_drop` and ``Dataset.as_of`` read it).
     """
     for name, schema in SCHEMAS.items():
         column = schema.observed
@@ -95,11 +96,32 @@ def check_as_of(parsed: Mapping[str, ParsedFile], as_of: pd.Timestamp, source: s
             continue
         table = parsed[name]
         for row, line in zip(table.rows, table.lines, strict=True):
-            start = span_start(row[column])
-            if start > as_of:
+            known = span_end(row[column])
+            if known > as_of:
+                coarse = isinstance(row[column], int) or row[column][1] != "day"
+                why = " (a coarse date counts from the last day of its span)" if coarse else ""
                 issues.append(Issue(name, line, column,
                                     f"dated after the data's as-of date {as_of.date()} "
-                                    f"({source}): the period starts {start.date()}"))
+                                    f"({source}): known on {known.date()}{why}"))
+
+
+def _check_ordered(name: str, schema: FileSchema, table: ParsedFile,
+                   issues: list[Issue]) -> None:
+    """``FileSchema.ordered``: a row's lower column does not exceed its upper one."""
+    for lower, upper in schema.ordered:
+        for row, line in zip(table.rows, table.lines, strict=True):
+            low, high = row[lower], row[upper]
+            if low is None or high is None:
+                continue
+            if isinstance(low, tuple):  # dates: compare the last days of their spans
+                low, high = span_end(low), span_end(high)
+            if low > high:
+                shown_low = low.date() if isinstance(low, pd.Timestamp) else f"{low:g}"
+                shown_high = high.date() if isinstance(high, pd.Timestamp) else f"{high:g}"
+                issues.append(Issue(name, line, lower,
+                                    f"{lower} {shown_low} is after {upper} {shown_high}"
+                                    if isinstance(low, pd.Timestamp) else
+                                    f"{lower} {shown_low} > {upper} {shown_high}"))
 
 
 def _check_duplicates(

@@ -147,7 +147,7 @@ def test_providers_table(dataset):
     classes = dataset.provider_classes
     assert classes["Microsoft Azure (East US)"] == "hyperscaler"
     assert classes["Lambda Labs"] == "neocloud"
-    assert classes["SemiAnalysis GPU rental price index (via secondary summaries)"] == "index"
+    assert classes["market (RBC data via FT Alphaville)"] == "index"
     # An unsure class says so in its notes.
     assert "unsure" in providers.loc["Databricks", "notes"].lower()
 

@@ -239,14 +239,18 @@ def test_observation_after_the_as_of_date_is_rejected(data_copy):
     edit_cell(data_copy, RENTAL, 5, "date", "2025-11-03")
     assert issue_strings(data_copy) == [
         "gpu_rental_prices.csv:5:date: dated after the data's as-of date 2025-10-31 "
-        "(as_of.csv): the period starts 2025-11-03"
+        "(as_of.csv): known on 2025-11-03"
     ]
 
 
-def test_coarse_date_is_after_the_as_of_date_only_when_its_whole_span_is(data_copy):
-    edit_cell(data_copy, RENTAL, 5, "date", "2025-Q4")  # might be known by 2025-10-31
-    edit_cell(data_copy, RENTAL, 6, "date", "2025-11")  # could not
-    assert [(i.row, i.column) for i in validate_data_dir(data_copy)] == [(6, "date")]
+def test_coarse_date_counts_from_the_last_day_of_its_span(data_copy):
+    edit_cell(data_copy, RENTAL, 4, "date", "2025-10")  # surely known by 2025-10-31
+    edit_cell(data_copy, RENTAL, 5, "date", "2025-Q4")  # may have been seen in December
+    edit_cell(data_copy, RENTAL, 6, "date", "2025")
+    issues = validate_data_dir(data_copy)
+    assert [(i.row, i.column) for i in issues] == [(5, "date"), (6, "date")]
+    assert issues[0].message.endswith("known on 2025-12-31 (a coarse date counts from the "
+                                      "last day of its span)")
 
 
 @pytest.mark.parametrize(("name", "line", "column", "value"), [
@@ -254,7 +258,7 @@ def test_coarse_date_is_after_the_as_of_date_only_when_its_whole_span_is(data_co
     ("accelerator_unit_prices.csv", 3, "date", "2026"),
     ("aws_custom_silicon.csv", 3, "date", "2025-12"),
     ("epoch_chip_volume_estimates.csv", 3, "end_date", "2026-01-30"),
-    ("market_estimates.csv", 3, "year_published", "2026"),
+    ("market_estimates.csv", 3, "published", "2025-11"),
     ("hyperscaler_capex_quarterly.csv", 3, "published_date", "2025-11-04"),
 ])
 def test_every_observation_file_is_checked_against_the_as_of_date(data_copy, name, line,
