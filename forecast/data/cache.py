@@ -80,6 +80,7 @@ PARSING_SOURCES: tuple[Path, ...] = (
     _PACKAGE / "data" / "validation.py",
     _PACKAGE / "data" / "normalise.py",
     _PACKAGE / "data" / "dataset.py",
+    _PACKAGE / "data" / "tables.py",
     _PACKAGE / "data" / "cache.py",
     _PACKAGE / "data" / "frame_codec.py",
     _PACKAGE / "core" / "calendar.py",

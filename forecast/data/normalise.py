@@ -2,7 +2,7 @@
 
 - revenue stays in USD billions, prices in USD per chip-hour, compute in dense TFLOPS (the
   files are already in these units; the schemas reject values that look like another unit);
-- chip names used by the price and volume files are resolved to catalogue names through
+- chip names used by the price files are resolved to catalogue names through
   ``chip_aliases.csv`` (the name as recorded is kept in ``chip_as_recorded``);
 - each vendor gets its ``vendor_group`` from ``vendor_groups.csv``;
 - vendor and hyperscaler fiscal quarters are mapped to the calendar quarter holding most of
@@ -32,7 +32,6 @@ __all__ = [
     "revenue_frame",
     "silicon_frame",
     "vendor_groups_frame",
-    "volumes_frame",
 ]
 
 Rows = list[dict[str, Any]]
@@ -134,23 +133,6 @@ def rental_frame(rows: Rows, aliases: Mapping[str, str]) -> pd.DataFrame:
     frame["pricing_type"] = pd.Categorical(frame["pricing_type"], categories=PRICING_TYPES)
     frame["usd_per_chip_hour"] = frame["usd_per_chip_hour"].astype(float)
     return frame.sort_values(["chip", "date"], kind="stable").reset_index(drop=True)
-
-
-def volumes_frame(
-    rows: Rows, aliases: Mapping[str, str], vendor_groups: Mapping[str, str]
-) -> pd.DataFrame:
-    """Modelled shipments per chip with the calendar ``quarter`` of each period."""
-    frame = plain_frame(rows)
-    frame["start_date"] = pd.to_datetime([v[0] for v in frame["start_date"]])
-    frame["end_date"] = pd.to_datetime([v[0] for v in frame["end_date"]])
-    frame["quarter"] = [
-        fiscal_to_calendar_quarter(end, days=(end - start).days + 1)
-        for start, end in zip(frame["start_date"], frame["end_date"], strict=True)
-    ]
-    frame["quarter"] = frame["quarter"].astype("period[Q-DEC]")
-    frame.insert(1, "vendor_group", frame["vendor"].map(vendor_groups))
-    _resolve_chips(frame, aliases)
-    return frame
 
 
 def vendor_groups_frame(rows: Rows) -> pd.DataFrame:

@@ -100,10 +100,6 @@ _process_nm = between(0, 100, "process node in nm; a value in angstroms or pm is
 _hbm_gb = between(0, 10_000, "GB of HBM per chip; a value in MB is 1000x too large")
 _hbm_tbs = between(0, 1000, "TB/s of HBM bandwidth per chip; a value in GB/s is 1000x too large")
 _tdp_w = between(0, 10_000, "watts per chip; a rack's or a server's power is not a chip's")
-_units = between(
-    0, 1e8, "units of one chip in one quarter; 100 million is over 50x the largest quarter "
-    "in the data, so a larger value is cumulative or mis-scaled"
-)
 _market_billions = between(0, 100_000, "USD billions; a value in millions is 1000x too large")
 _percent = between(0, 100, "a percentage; a fraction in [0, 1] must be multiplied by 100")
 _position = between(0, 100, "a position in the share model: 1, 2, 3...")
@@ -265,29 +261,6 @@ _AWS_STATEMENTS = FileSchema(
     observed="date",
 )
 
-_VOLUMES = FileSchema(
-    "epoch_chip_volume_estimates.csv",
-    (
-        Column("vendor"),
-        Column("chip"),
-        Column("period_label"),
-        Column("start_date", "date", check=valid_date),
-        Column("end_date", "date", check=valid_date),
-        Column("units_median", "float", check=_units),
-        Column("units_p5", "float", check=_units),
-        Column("units_p95", "float", check=_units),
-        Column("h100e_median", "float", check=_units),
-        Column("h100e_p5", "float", check=_units),
-        Column("h100e_p95", "float", check=_units),
-        SOURCE,
-        CONFIDENCE,
-        NOTES,
-    ),
-    chip_column="chip",
-    duplicate_key=("chip", "start_date"),
-    observed="end_date",
-)
-
 _MARKET_ESTIMATES = FileSchema(
     "market_estimates.csv",
     (
@@ -425,7 +398,6 @@ SCHEMAS: dict[str, FileSchema] = {
         _RENTAL_PRICES,
         _UNIT_PRICES,
         _AWS_CUSTOM_SILICON,
-        _VOLUMES,
         _MARKET_ESTIMATES,
         _VENDOR_GROUPS,
         _PROVIDERS,
@@ -439,7 +411,6 @@ SCHEMAS: dict[str, FileSchema] = {
 #: Files whose ``vendor`` column must name a vendor of ``vendor_groups.csv``.
 VENDOR_COLUMNS: dict[str, str] = {
     "accelerators.csv": "vendor",
-    "epoch_chip_volume_estimates.csv": "vendor",
     "accelerator_roadmap.csv": "vendor",
 }
 

@@ -162,7 +162,7 @@ def _check_chips(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
 
 
 def _check_vendors(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
-    """Every vendor named by the catalogue and the volume file is in ``vendor_groups.csv``."""
+    """Every vendor named by the catalogue and the roadmap is in ``vendor_groups.csv``."""
     vendors = known_vendors(parsed)
     for name, column in VENDOR_COLUMNS.items():
         table = parsed[name]
@@ -207,20 +207,12 @@ def _check_vendor_groups(table: ParsedFile, issues: list[Issue]) -> None:
 
 
 def _check_row_consistency(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
-    """Checks across columns of one row: low <= high, p5 <= median <= p95, start <= end."""
+    """Checks across columns of one row: low <= high, p5 <= value <= p95."""
     table = parsed["accelerator_unit_prices.csv"]
     for row, line in zip(table.rows, table.lines, strict=True):
         if row["price_usd_low"] > row["price_usd_high"]:
             issues.append(Issue("accelerator_unit_prices.csv", line, "price_usd_low",
                                 f"low {row['price_usd_low']:g} > high {row['price_usd_high']:g}"))
-    table = parsed["epoch_chip_volume_estimates.csv"]
-    for row, line in zip(table.rows, table.lines, strict=True):
-        if not row["units_p5"] <= row["units_median"] <= row["units_p95"]:
-            issues.append(Issue("epoch_chip_volume_estimates.csv", line, "units_median",
-                                "units must satisfy p5 <= median <= p95"))
-        if row["start_date"][0] > row["end_date"][0]:
-            issues.append(Issue("epoch_chip_volume_estimates.csv", line, "end_date",
-                                "end_date is before start_date"))
     table = parsed[_AWS_FILE]
     for row, line in zip(table.rows, table.lines, strict=True):
         _check_unit_range(row, line, issues)

@@ -18,8 +18,8 @@ def test_shipped_data_is_valid(dataset):
 
 
 def test_every_row_has_a_source_and_confidence(dataset):
-    for name in ("accelerators", "revenue", "rental_prices", "unit_prices", "volumes",
-                 "vendor_groups", "providers", "hyperscaler_capex"):
+    for name in ("accelerators", "revenue", "rental_prices", "unit_prices", "vendor_groups",
+                 "providers", "hyperscaler_capex"):
         frame = getattr(dataset, name)
         assert frame["source"].str.strip().str.len().gt(0).all(), name
         assert frame["confidence"].isin(["verified", "recalled"]).all(), name
@@ -43,7 +43,7 @@ def test_pricing_type_is_a_fixed_category(dataset):
 def test_chip_aliases_resolve_to_catalogue_names(dataset):
     catalogue = set(dataset.accelerators["chip"])
     assert set(dataset.rental_prices["chip"]) <= catalogue
-    assert set(dataset.volumes["chip"]) <= catalogue
+    assert set(dataset.unit_prices["chip"]) <= catalogue
     h100 = dataset.rental_prices[dataset.rental_prices["chip_as_recorded"] == "H100 SXM 80GB"]
     assert (h100["chip"] == "H100 SXM5 80GB").all()
 
@@ -97,6 +97,14 @@ def test_as_of_drops_later_observations(dataset):
     assert len(early.accelerators) == len(dataset.accelerators)
     assert early.provider_classes == dataset.provider_classes
     assert early.data_hash != dataset.data_hash
+
+
+def test_epoch_modelled_volumes_are_gone(dataset):
+    """Epoch's modelled volumes were generated on 2026-03-31, after the as-of date."""
+    from forecast.data.dataset import SCHEMAS, TABLES
+
+    assert "epoch_chip_volume_estimates.csv" not in SCHEMAS and "volumes" not in TABLES
+    assert not hasattr(dataset, "volumes")
 
 
 def test_dataset_is_immutable(dataset):
@@ -172,14 +180,15 @@ def test_hyperscaler_capex_table(dataset):
     assert set(main["company"]) == {"Microsoft", "Alphabet", "Amazon", "Meta", "Oracle"}
 
 
-def test_hyperscaler_capex_is_cut_on_the_quarter_end(dataset):
-    """Like revenue: a quarter's capex is in a cut at or after the quarter's end."""
+def test_hyperscaler_capex_is_cut_on_its_publication(dataset):
+    """A quarter's capex is in a cut once it was published, not at the quarter's end."""
     capex = dataset.hyperscaler_capex
-    cut = dataset.as_of("2024-12-31").hyperscaler_capex
-    assert cut["calendar_quarter_end"].max() == pd.Timestamp("2024-12-31")
-    known = capex["calendar_quarter_end"] <= pd.Timestamp("2024-12-31")
+    cut = dataset.as_of("2025-01-31").hyperscaler_capex
+    known = capex["published_date"] <= pd.Timestamp("2025-01-31")
     assert len(cut) == known.sum() < len(capex)
-    # Oracle's FY25 Q2 ends 2024-11-30; the next quarter ends after the cut.
-    assert set(cut.loc[cut["company"] == "Oracle", "fiscal_period"]) == {"FY25 Q1", "FY25 Q2"}
+    quarter = cut[cut["calendar_quarter_end"] == pd.Timestamp("2024-12-31")]
+    # Microsoft and Meta reported 2024Q4 on 2025-01-29; Alphabet (02-04) and Amazon (02-06)
+    # had not yet, though their quarter had ended.
+    assert set(quarter["company"]) == {"Microsoft", "Meta"}
     assert cut.index.equals(pd.RangeIndex(len(cut)))
     assert dataset.as_of("2021-12-31").hyperscaler_capex.empty
