@@ -120,7 +120,7 @@ def dated_frame(
 
 
 def silicon_frame(rows: Rows) -> pd.DataFrame:
-    """Amazon's Trainium statements and Epoch's estimates: ``value`` and its band as floats."""
+    """Amazon's Trainium statements: ``value`` and its band (if any) as floats."""
     frame = dated_frame(rows, "date")
     for column in ("value", "value_p5", "value_p95"):
         frame[column] = frame[column].astype(float)

@@ -112,28 +112,16 @@ def test_dataset_is_immutable(dataset):
         dataset.revenue = None
 
 
-def test_band_columns_read_back(dataset):
-    """Epoch's 5-95% bands, formerly in the notes, are columns with the same figures."""
+def test_aws_custom_silicon_holds_amazon_statements_only(dataset):
+    """Epoch's modelled cumulative Trainium counts (generated 2026-03-31) left the file; the
+    band columns stay for an estimate that states one, and read back as floats."""
     silicon = dataset.aws_custom_silicon
-    epoch = silicon[silicon["metric"].str.startswith("Epoch AI estimate")].set_index("date")
-    bands = {
-        "2024-03-31": (62977, 265015),
-        "2024-06-30": (143178, 549213),
-        "2024-09-30": (265875, 881871),
-        "2024-12-31": (489708, 1333606),
-        "2025-03-31": (707123, 1544446),
-        "2025-06-30": (953420, 1792385),
-        "2025-09-30": (1237506, 2078956),
-    }
-    assert len(epoch) == len(bands)
-    for date, (low, high) in bands.items():
-        row = epoch.loc[pd.Timestamp(date)]
-        assert (row["value_p5"], row["value_p95"]) == (low, high)
-        assert row["value_p5"] <= row["value"] <= row["value_p95"]
-        assert "5th-95th" not in row["notes"]
-    others = silicon[~silicon["metric"].str.startswith("Epoch AI estimate")]
-    assert others[["value_p5", "value_p95"]].isna().all().all()
+    assert not silicon["metric"].str.contains("Epoch").any()
+    assert set(silicon["metric"]) == {"Trainium business size (Q3 2025 call)",
+                                      "Project Rainier Trainium2 chips (Anthropic)"}
+    assert silicon[["value_p5", "value_p95"]].isna().all().all()
     assert silicon[["value", "value_p5", "value_p95"]].dtypes.eq(float).all()
+    assert (silicon["date"] <= pd.Timestamp("2025-10-31")).all()
 
 
 def test_vendor_groups_table(dataset):
