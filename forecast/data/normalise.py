@@ -59,13 +59,18 @@ def _resolve_chips(frame: pd.DataFrame, aliases: Mapping[str, str]) -> None:
 
 
 def accelerators_frame(rows: Rows, vendor_groups: Mapping[str, str]) -> pd.DataFrame:
-    """The chip catalogue: launch month, release quarter, vendor group, float specs."""
+    """The chip catalogue: launch month, release quarter, vendor group, float specs.
+
+    ``status`` says whether ``release_date`` is a launch (``released``) or the availability
+    window a vendor announced (``announced``: dated at the window's last month).
+    """
     frame = plain_frame(rows)
     # Release dates are months: keep the first of the month (the launch), not the month end.
     frame["release_date"] = pd.to_datetime(
         [value[0].to_period("M").start_time for value in frame["release_date"]]
     )
     frame["release_quarter"] = frame["release_date"].dt.to_period("Q")
+    frame["published"] = pd.to_datetime([value[0] for value in frame["published"]])
     frame.insert(1, "vendor_group", frame["vendor"].map(vendor_groups))
     numeric = [c for c in frame.columns if c.endswith(("_tflops", "_gb", "_tbs", "_w", "_usd"))]
     numeric += ["process_nm", "cloud_on_demand_usd_per_chip_hour"]

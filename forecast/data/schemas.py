@@ -42,6 +42,7 @@ __all__ = [
     "AWS_STATEMENT_UNITS",
     "AWS_VALUE_RANGES",
     "CAPEX_SERIES",
+    "CHIP_STATUSES",
     "CONFIDENCE_LEVELS",
     "DATE_YEARS",
     "DEFAULT_DATA_DIR",
@@ -114,13 +115,25 @@ AWS_VALUE_RANGES: dict[str, tuple[float, float, str]] = {
 _aws_value = between(0, max(high for _, high, _ in AWS_VALUE_RANGES.values()),
                      "see AWS_VALUE_RANGES for the range of each unit")
 
+#: ``accelerators.csv`` ``status``: on sale (or in service) by the data's as-of date, with
+#: its release month and its vendor's specifications; or announced by then and not yet
+#: released, with the announced specifications (figures the announcement does not give are
+#: derived in ``notes`` or left empty) and, as ``release_date``, the availability window the
+#: vendor announced (a quarter or a year), never a release observed later.
+CHIP_STATUSES = ("released", "announced")
+
 _ACCELERATORS = FileSchema(
     "accelerators.csv",
     (
         Column("vendor"),
         Column("chip"),
-        # A chip may be announced before the as-of date and ship after it: not an observation.
+        # Released: the launch month. Announced: the announced window (not an observation).
         Column("release_date", "date", check=valid_date),
+        Column("status", "choice", choices=CHIP_STATUSES),
+        # When the row's figures were public: the release month of a released chip (its
+        # specifications were published by launch at the latest), the announcement's date
+        # (or the latest presentation whose figure the row uses) for an announced one.
+        Column("published", "date", check=valid_date),
         Column("process_nm", "float", required=False, check=_process_nm),
         Column("fp8_dense_tflops", "float", required=False, check=_tflops),
         Column("bf16_dense_tflops", "float", check=_tflops),
@@ -140,6 +153,7 @@ _ACCELERATORS = FileSchema(
         CONFIDENCE,
     ),
     duplicate_key=("chip",),
+    observed="published",
 )
 
 _CHIP_ALIASES = FileSchema(

@@ -78,6 +78,7 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
     _check_vendor_groups(parsed[_VENDOR_FILE], issues)
     _check_row_consistency(parsed, issues)
     _check_capex(parsed[_CAPEX_FILE], issues)
+    _check_released(parsed["accelerators.csv"], issues)
     if as_of is not None:
         check_as_of(parsed, as_of, as_of_source, issues)
 
@@ -245,6 +246,18 @@ def _check_band(row: dict, line: int, issues: list[Issue]) -> None:
         issues.append(Issue(_AWS_FILE, line, "value",
                             f"must satisfy value_p5 <= value <= value_p95, got "
                             f"{low:g} <= {value:g} <= {high:g}"))
+
+
+def _check_released(table: ParsedFile, issues: list[Issue]) -> None:
+    """A released chip's release is part of what its row publishes: not after ``published``
+    (an announced chip's ``release_date`` is a window ahead, and may be)."""
+    for row, line in zip(table.rows, table.lines, strict=True):
+        if row["status"] == "released" and span_end(row["release_date"]) > span_end(
+                row["published"]):
+            issues.append(Issue("accelerators.csv", line, "release_date",
+                                f"a released chip's release_date ends after its published "
+                                f"date {span_end(row['published']).date()}; a chip not yet "
+                                "released by then is 'announced'"))
 
 
 def _check_capex(table: ParsedFile, issues: list[Issue]) -> None:

@@ -49,10 +49,9 @@ def test_chip_aliases_resolve_to_catalogue_names(dataset):
 
 
 def test_units_are_normalised(dataset):
-    # Trainium3's dense FP8 is 2,517 TFLOPS; the H100's dense FP8 is half its sparse headline.
+    # The H100's dense FP8 is half its sparse headline.
     spec = dataset.accelerators.set_index("chip")
     assert spec.loc["H100 SXM5 80GB", "fp8_dense_tflops"] == pytest.approx(3958 / 2, rel=1e-3)
-    assert spec.loc["Trainium3", "fp8_dense_tflops"] == 2517
     assert dataset.revenue["revenue_usd_billions"].between(0, 1000).all()
     assert dataset.rental_prices["usd_per_chip_hour"].between(0, 50).all()
 
@@ -97,6 +96,25 @@ def test_as_of_drops_later_observations(dataset):
     assert len(early.accelerators) == len(dataset.accelerators)
     assert early.provider_classes == dataset.provider_classes
     assert early.data_hash != dataset.data_hash
+
+
+def test_announced_chips_carry_what_was_announced_by_the_as_of_date(dataset):
+    """Ironwood and Trainium3 were announced, not released, by 2025-10-31: their figures are
+    the announcements' (Trainium3: 2x Trainium2, derived; not the 2,517 TFLOPS of December
+    2025) and their release date is the announced window's last month."""
+    spec = dataset.accelerators.set_index("chip")
+    announced = spec[spec["status"] == "announced"]
+    assert set(announced.index) == {"TPU v7 (Ironwood)", "Trainium3"}
+    assert (spec["published"] <= pd.Timestamp("2025-10-31")).all()
+    released = spec[spec["status"] == "released"]
+    assert (released["release_date"] <= pd.Timestamp("2025-10-31")).all()
+    trn3, trn2 = spec.loc["Trainium3"], spec.loc["Trainium2"]
+    assert trn3["fp8_dense_tflops"] == 2 * trn2["fp8_dense_tflops"] != 2517
+    assert trn3["published"] == pd.Timestamp("2024-12-03") and pd.isna(trn3["hbm_gb"])
+    assert str(trn3["release_quarter"]) == "2025Q4"
+    ironwood = spec.loc["TPU v7 (Ironwood)"]
+    assert ironwood["fp8_dense_tflops"] == 4614
+    assert ironwood["release_date"] == pd.Timestamp("2025-12-01")  # "later in 2025"
 
 
 def test_epoch_modelled_volumes_are_gone(dataset):

@@ -268,10 +268,32 @@ def test_every_observation_file_is_checked_against_the_as_of_date(data_copy, nam
     assert any("after the data's as-of date" in i.message for i in issues)
 
 
-def test_chip_released_after_the_as_of_date_is_allowed(data_copy):
-    """A chip is announced before it ships (Trainium3 is in the catalogue, released 2025-12)."""
-    edit_cell(data_copy, "accelerators.csv", 2, "release_date", "2027-06")
+def test_announced_chip_may_ship_after_the_as_of_date(data_copy):
+    """An announced chip's release_date is the window its vendor announced (Trainium3's
+    "late 2025"): it may lie after the as-of date, its announcement may not."""
+    line = _catalogue_line(data_copy, "Trainium3")
+    edit_cell(data_copy, "accelerators.csv", line, "release_date", "2027-06")
     assert validate_data_dir(data_copy) == []
+    edit_cell(data_copy, "accelerators.csv", line, "published", "2025-12-02")
+    assert issue_strings(data_copy) == [
+        f"accelerators.csv:{line}:published: dated after the data's as-of date 2025-10-31 "
+        "(as_of.csv): known on 2025-12-02"]
+
+
+def test_released_chip_is_released_by_its_published_date(data_copy):
+    """Marking a chip released whose release came later (Trainium3, 2025-12) is refused."""
+    line = _catalogue_line(data_copy, "Trainium3")
+    edit_cell(data_copy, "accelerators.csv", line, "status", "released")
+    edit_cell(data_copy, "accelerators.csv", line, "release_date", "2025-12")
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.file, issue.row, issue.column) == ("accelerators.csv", line, "release_date")
+    assert "ends after its published date 2024-12-03" in issue.message
+
+
+def _catalogue_line(directory, chip: str) -> int:
+    with (directory / "accelerators.csv").open(newline="", encoding="utf-8") as handle:
+        chips = [row["chip"] for row in csv.DictReader(handle)]
+    return chips.index(chip) + 2
 
 
 def test_as_of_date_comes_from_as_of_csv(data_copy):
