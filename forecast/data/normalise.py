@@ -81,7 +81,8 @@ def accelerators_frame(rows: Rows, vendor_groups: Mapping[str, str]) -> pd.DataF
 def revenue_frame(rows: Rows) -> pd.DataFrame:
     """Segment revenue with its calendar ``quarter`` and ``period_kind`` (quarter or year)."""
     frame = plain_frame(rows)
-    frame["calendar_quarter_end"] = pd.to_datetime([v[0] for v in frame["calendar_quarter_end"]])
+    for column in ("calendar_quarter_end", "published_date"):
+        frame[column] = pd.to_datetime([value[0] for value in frame[column]])
     frame["period_kind"] = [
         "year" if "(full year)" in segment else "quarter" for segment in frame["segment"]
     ]

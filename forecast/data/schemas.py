@@ -179,6 +179,10 @@ _REVENUE = FileSchema(
         Column("segment"),
         Column("fiscal_period"),
         Column("calendar_quarter_end", "date", check=valid_date),
+        # When the figure was public: the earnings release of its quarter (or the statement's
+        # day). Usually weeks after the quarter ends; a "less than" statement about a year
+        # (Intel's Gaudi) may precede the year's end, so the two are not ordered here.
+        Column("published_date", "date", check=valid_date),
         Column("revenue_usd_billions", "float", check=_revenue_billions),
         Column("value_qualifier", "choice", choices=VALUE_QUALIFIERS),
         SOURCE,
@@ -186,7 +190,7 @@ _REVENUE = FileSchema(
         NOTES,
     ),
     duplicate_key=("company", "segment", "fiscal_period"),
-    observed="calendar_quarter_end",
+    observed="published_date",
 )
 
 _RENTAL_PRICES = FileSchema(

@@ -26,13 +26,14 @@ TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_pric
 #: became known (a coarse date is already the last day of its span). The other tables are
 #: specifications and definitions (the chip catalogue, aliases, groups, providers) and stay.
 CUT_ON: dict[str, str] = {
-    "revenue": "calendar_quarter_end",
+    "revenue": "published_date",
     "rental_prices": "date",
     "unit_prices": "date",
     "aws_custom_silicon": "date",
     "market_estimates": "published",
     "aws_statements": "date",
     "roadmap": "announced_date",
+    "guidance": "given_date",
     "hyperscaler_capex": "published_date",
 }
 
@@ -48,7 +49,8 @@ class Dataset:
     chip_aliases
         Names used in other files -> catalogue chip, with the relation (same/family/variant).
     revenue
-        Vendor segment revenue in USD billions with ``quarter`` (calendar) and ``period_kind``.
+        Vendor segment revenue in USD billions with ``quarter`` (calendar), ``period_kind``
+        and ``published_date`` (the earnings release that made it public).
     rental_prices
         Observed USD per chip-hour with ``pricing_type`` (Categorical) and ``date_precision``.
     unit_prices
@@ -77,7 +79,8 @@ class Dataset:
     guidance
         Vendors' next-quarter revenue guidance (``vendor_guidance.csv``): the guided
         ``fiscal_period`` of a revenue ``segment``, the ``basis_fiscal_period`` released with
-        it and ``given_date``; a cut keeps the guides whose basis quarter it keeps.
+        it and ``given_date`` (released with that quarter's results, so a cut keeps a guide
+        exactly when it keeps its basis quarter).
     hyperscaler_capex
         Quarterly capex of Microsoft, Alphabet, Amazon, Meta and Oracle
         (``hyperscaler_capex_quarterly.csv``) in USD billions, with the calendar ``quarter``
@@ -143,29 +146,16 @@ class Dataset:
         """Only the observations known on or before ``date``.
 
         Each observation table is cut on the column of :data:`CUT_ON`, the date its rows
-        became known; guides are cut with the results they were released with. Chip
-        specifications, vendor groups and provider classes stay (a chip announced later
-        simply has a later release date).
+        became known: a quarter's revenue is in a cut once its results were released (weeks
+        after the quarter ends), with the guide released with them. Chip specifications,
+        vendor groups and provider classes stay (a chip announced later simply has a later
+        release date).
         """
         cutoff = pd.Timestamp(date)
         tables = {name: getattr(self, name)[getattr(self, name)[column] <= cutoff]
                   for name, column in CUT_ON.items()}
-        tables["guidance"] = self.guidance[self._guides_known(cutoff)]
         tables = {key: frame.reset_index(drop=True) for key, frame in tables.items()}
         return replace(self, as_of_date=cutoff, **tables)
-
-    def _guides_known(self, cutoff: pd.Timestamp) -> pd.Series:
-        """Guides released with a quarter the cut keeps (revenue is cut on the quarter's end,
-        so a guide counts as known with the results it came with)."""
-        ends = self.revenue.set_index(["company", "fiscal_period"])["calendar_quarter_end"]
-        ends = ends[~ends.index.duplicated()]
-        keys = list(zip(self.guidance["company"], self.guidance["basis_fiscal_period"],
-                        strict=True))
-        basis = pd.Series([ends.get(key, pd.NaT) for key in keys], index=self.guidance.index,
-                          dtype="datetime64[ns]")
-        # A guide without its basis quarter on file is dated by when it was given.
-        basis = basis.fillna(self.guidance["given_date"])
-        return basis <= cutoff
 
     def revenue_series(self, company: str, segment: str) -> pd.DataFrame:
         """Quarterly rows of one company segment, sorted by calendar quarter end."""
@@ -183,8 +173,7 @@ class Dataset:
             frame = getattr(self, item.name)
             if not isinstance(frame, pd.DataFrame):
                 continue
-            date_column = {**CUT_ON, "guidance": "given_date",
-                           "accelerators": "release_date"}.get(item.name)
+            date_column = {**CUT_ON, "accelerators": "release_date"}.get(item.name)
             records.append(
                 {
                     "table": item.name,

@@ -125,6 +125,39 @@ def test_epoch_modelled_volumes_are_gone(dataset):
     assert not hasattr(dataset, "volumes")
 
 
+def test_revenue_is_cut_on_its_publication_with_its_guide(dataset):
+    """NVIDIA's quarter to 2025-07-27 was reported on 2025-08-27, with the next guide: a cut
+    the day before has neither, though the quarter had ended."""
+    before, after = dataset.as_of("2025-08-26"), dataset.as_of("2025-08-27")
+    for cut, known in ((before, False), (after, True)):
+        nvidia = cut.revenue_series("NVIDIA", "Data Center")
+        assert ("FY2026Q2" in set(nvidia["fiscal_period"])) is known
+        guides = cut.guidance[cut.guidance["company"] == "NVIDIA"]
+        assert ("FY2026Q3" in set(guides["fiscal_period"])) is known
+    assert (after.revenue["published_date"] <= pd.Timestamp("2025-08-27")).all()
+
+
+def test_revenue_was_published_after_its_period_and_by_the_as_of_date(dataset):
+    revenue = dataset.revenue
+    assert (revenue["published_date"] <= pd.Timestamp("2025-10-31")).all()
+    # Reported after the quarter ended; only Intel's "less than $0.5B" for 2024 came early.
+    early = revenue[revenue["published_date"] < revenue["calendar_quarter_end"]]
+    assert list(early["value_qualifier"]) == ["<"]
+    # Quarters that ended before the as-of date but were reported after it are not here.
+    assert "FY2026Q3" not in set(revenue.loc[revenue["company"] == "NVIDIA", "fiscal_period"])
+    assert "2025Q3" not in set(revenue.loc[revenue["company"] == "AMD", "fiscal_period"])
+
+
+def test_every_guide_was_given_with_its_basis_quarter(dataset):
+    """A guide's given_date is its basis quarter's release: a cut keeps both or neither."""
+    published = dataset.revenue.set_index(["company", "fiscal_period", "segment"])[
+        "published_date"]
+    for guide in dataset.guidance.itertuples():
+        basis = [date for (company, period, _), date in published.items()
+                 if (company, period) == (guide.company, guide.basis_fiscal_period)]
+        assert basis and set(basis) == {guide.given_date}, guide
+
+
 def test_dataset_is_immutable(dataset):
     with pytest.raises(AttributeError):
         dataset.revenue = None

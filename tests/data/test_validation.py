@@ -9,7 +9,7 @@ import pytest
 from data_files import edit_cell, issue_strings
 
 from forecast.core.errors import DataValidationError
-from forecast.data.dataset import load_dataset, validate_data_dir
+from forecast.data.dataset import SCHEMAS, load_dataset, validate_data_dir
 
 # --------------------------------------------------------------------------- error classes
 
@@ -253,19 +253,36 @@ def test_coarse_date_counts_from_the_last_day_of_its_span(data_copy):
                                       "last day of its span)")
 
 
-@pytest.mark.parametrize(("name", "line", "column", "value"), [
-    ("vendor_quarterly_revenue.csv", 4, "calendar_quarter_end", "2026-01-25"),
-    ("accelerator_unit_prices.csv", 3, "date", "2026"),
-    ("aws_custom_silicon.csv", 3, "date", "2025-12"),
-    ("market_estimates.csv", 3, "published", "2025-11"),
-    ("hyperscaler_capex_quarterly.csv", 3, "published_date", "2025-11-04"),
-])
-def test_every_observation_file_is_checked_against_the_as_of_date(data_copy, name, line,
-                                                                  column, value):
-    edit_cell(data_copy, name, line, column, value)
-    issues = validate_data_dir(data_copy)
-    assert (name, line, column) in {(i.file, i.row, i.column) for i in issues}
-    assert any("after the data's as-of date" in i.message for i in issues)
+#: Every file with dated facts and the column dating them (FileSchema.observed).
+OBSERVED = sorted((name, schema.observed) for name, schema in SCHEMAS.items()
+                  if schema.observed is not None)
+
+
+def test_every_file_of_facts_names_the_column_dating_them():
+    """Only the definitions (aliases, vendor groups, providers) are undated."""
+    undated = {name for name, schema in SCHEMAS.items() if schema.observed is None}
+    assert undated == {"chip_aliases.csv", "vendor_groups.csv", "providers.csv"}
+
+
+@pytest.mark.parametrize(("name", "column"), OBSERVED)
+@pytest.mark.parametrize("value", ["2025-11-01", "2025-11", "2025-Q4"])
+def test_a_row_dated_after_the_as_of_date_is_refused_in_one_line(data_copy, name, column,
+                                                                  value):
+    """The day after the as-of date, or a month or quarter that ends after it, in the first
+    row of every dated file: one issue naming the file, the row and the column."""
+    edit_cell(data_copy, name, 2, column, value)
+    known = {"2025-11-01": "2025-11-01", "2025-11": "2025-11-30", "2025-Q4": "2025-12-31"}
+    coarse = "" if value == "2025-11-01" else (" (a coarse date counts from the last day "
+                                               "of its span)")
+    assert issue_strings(data_copy) == [
+        f"{name}:2:{column}: dated after the data's as-of date 2025-10-31 (as_of.csv): "
+        f"known on {known[value]}{coarse}"]
+
+
+@pytest.mark.parametrize(("name", "column"), OBSERVED)
+def test_a_row_dated_on_the_as_of_date_passes(data_copy, name, column):
+    edit_cell(data_copy, name, 2, column, "2025-10-31")
+    assert validate_data_dir(data_copy) == []
 
 
 def test_announced_chip_may_ship_after_the_as_of_date(data_copy):
