@@ -76,9 +76,11 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 PARSING_SOURCES: tuple[Path, ...] = (
     _PACKAGE / "data" / "schema_types.py",
     _PACKAGE / "data" / "schemas.py",
+    _PACKAGE / "data" / "schemas_bounds.py",
     _PACKAGE / "data" / "csv_reader.py",
     _PACKAGE / "data" / "validation.py",
     _PACKAGE / "data" / "normalise.py",
+    _PACKAGE / "data" / "normalise_bounds.py",
     _PACKAGE / "data" / "dataset.py",
     _PACKAGE / "data" / "tables.py",
     _PACKAGE / "data" / "cache.py",

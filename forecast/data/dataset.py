@@ -32,6 +32,7 @@ from forecast.data.cache import (
 )
 from forecast.data.csv_reader import ParsedFile, parse_date
 from forecast.data.csv_reader import read_csv as _read_csv
+from forecast.data.normalise_bounds import bounds_tables
 from forecast.data.schemas import (
     ALIAS_RELATIONS,
     AS_OF_FILE,
@@ -246,6 +247,7 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         hyperscaler_capex=normalise.capex_frame(
             parsed["hyperscaler_capex_quarterly.csv"].rows,
             columns("hyperscaler_capex_quarterly.csv")),
+        **bounds_tables(parsed),
         data_dir=directory,
         file_hashes=hashes,
         data_as_of=data_as_of,

@@ -32,6 +32,7 @@ from forecast.data.schema_types import (
     valid_date,
     valid_year,
 )
+from forecast.data.schemas_bounds import BOUNDS_SCHEMAS
 
 __all__ = [
     "ALIAS_RELATIONS",
@@ -406,7 +407,8 @@ _CAPEX = FileSchema(
     needs_rows=False,
 )
 
-#: Every data file, in the order files are read, hashed and reported.
+#: Every data file, in the order files are read, hashed and reported (the bounds files of
+#: :mod:`forecast.data.schemas_bounds` last).
 SCHEMAS: dict[str, FileSchema] = {
     schema.filename: schema
     for schema in (
@@ -423,6 +425,7 @@ SCHEMAS: dict[str, FileSchema] = {
         _ROADMAP,
         _GUIDANCE,
         _CAPEX,
+        *BOUNDS_SCHEMAS,
     )
 }
 

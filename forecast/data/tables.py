@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from forecast.data.normalise_bounds import BOUNDS_TABLES
 from forecast.data.schemas import DEFAULT_DATA_DIR
 
 __all__ = ["CUT_ON", "TABLES", "Dataset"]
@@ -20,7 +21,7 @@ __all__ = ["CUT_ON", "TABLES", "Dataset"]
 #: The tables of a :class:`Dataset`, in the order of its fields.
 TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
           "aws_custom_silicon", "market_estimates", "vendor_groups", "providers",
-          "aws_statements", "roadmap", "guidance", "hyperscaler_capex")
+          "aws_statements", "roadmap", "guidance", "hyperscaler_capex", *BOUNDS_TABLES)
 
 #: Each observation table and the column :meth:`Dataset.as_of` cuts it on: the date its rows
 #: became known (a coarse date is already the last day of its span). The other tables are
@@ -35,6 +36,7 @@ CUT_ON: dict[str, str] = {
     "roadmap": "announced_date",
     "guidance": "given_date",
     "hyperscaler_capex": "published_date",
+    **{name: published for name, (_, published) in BOUNDS_TABLES.items()},
 }
 
 
@@ -87,6 +89,34 @@ class Dataset:
         of each fiscal quarter; only ``series == "main"`` rows of different companies may be
         summed (the others are other definitions or a segment). Cut on ``published_date``,
         when the figure was released.
+    buyer_cash_flow
+        What the buyers can fund (``buyer_cash_flow.csv``): operating cash flow, capex (by
+        each company's definition), cash paid for capex, free cash flow, total debt and capex
+        guidance of Microsoft, Alphabet, Amazon, Meta and Oracle, in USD billions
+        (``value_usd_billions_low``/``_high``; NaN for a qualitative guide), with the span
+        ``period_start``..``period_end`` and ``published``.
+    capex_annual
+        Annual capex actuals and guidance of the five and two aggregates
+        (``hyperscaler_capex_annual_and_guidance.csv``), USD billions: ``value_usd_billions``
+        (a range's midpoint), ``range_low``/``range_high``, ``value_usd_billions_low``/
+        ``_high``, ``definition``, ``published_date``. Never sum across definitions.
+    accelerator_share
+        Published shares of AI data-centre capex by component (``share_pct_low``/``_high``,
+        percent) with their ``scope``: the step from capex to accelerator spend.
+    power_capacity
+        Data-centre power and energy outlooks and builders' capacity plans
+        (``value_low``/``value_high`` in ``unit``, ``unit_base`` GW, TWh, %...).
+    dollars_per_gw
+        Capex per GW of AI capacity, total and the accelerator part
+        (``total_usd_billions_per_gw_low``/``_high``,
+        ``accelerator_usd_billions_per_gw_low``/``_high``).
+    packaging_supply
+        CoWoS capacity and demand, HBM market and supply, chips per wafer
+        (``value_low``/``value_high`` in ``unit``/``unit_base``).
+    bookings
+        Announced demand commitments (``quantity`` in ``unit``/``unit_base``, buyer,
+        supplier, ``accelerator_vendor``, delivery ``period_start``..``period_end``). They
+        overlap: never sum rows (``data/README.md``).
     data_dir, file_hashes
         Where the data came from and the SHA-256 of each data file, for fit provenance
         (``as_of.csv`` is not among them: the observations alone are the data's identity).
@@ -111,6 +141,13 @@ class Dataset:
     roadmap: pd.DataFrame
     guidance: pd.DataFrame
     hyperscaler_capex: pd.DataFrame
+    buyer_cash_flow: pd.DataFrame
+    capex_annual: pd.DataFrame
+    accelerator_share: pd.DataFrame
+    power_capacity: pd.DataFrame
+    dollars_per_gw: pd.DataFrame
+    packaging_supply: pd.DataFrame
+    bookings: pd.DataFrame
     data_dir: Path = field(default=DEFAULT_DATA_DIR)
     file_hashes: tuple[tuple[str, str], ...] = ()
     as_of_date: pd.Timestamp | None = None

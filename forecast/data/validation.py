@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from forecast.core.errors import Issue
-from forecast.data.csv_reader import ParsedFile, shown, span_end
+from forecast.data.csv_reader import ParsedFile, shown, span_end, span_start
 from forecast.data.schemas import (
     AS_OF_FILE,
     AWS_VALUE_RANGES,
@@ -114,8 +114,8 @@ def _check_ordered(name: str, schema: FileSchema, table: ParsedFile,
             low, high = row[lower], row[upper]
             if low is None or high is None:
                 continue
-            if isinstance(low, tuple):  # dates: compare the last days of their spans
-                low, high = span_end(low), span_end(high)
+            if isinstance(low, tuple):  # dates: the lower's span starts by the upper's end
+                low, high = span_start(low), span_end(high)
             if low > high:
                 shown_low = low.date() if isinstance(low, pd.Timestamp) else f"{low:g}"
                 shown_high = high.date() if isinstance(high, pd.Timestamp) else f"{high:g}"

@@ -198,15 +198,17 @@ def test_key_covers_every_parsing_module(tmp_path, monkeypatch):
     import forecast.data.csv_reader
     import forecast.data.frame_codec
     import forecast.data.normalise
+    import forecast.data.normalise_bounds
     import forecast.data.schema_types
     import forecast.data.schemas
+    import forecast.data.schemas_bounds
     import forecast.data.tables
     import forecast.data.validation
 
-    modules = (forecast.data.schema_types, forecast.data.schemas, forecast.data.csv_reader,
-               forecast.data.validation, forecast.data.normalise, data_module,
-               forecast.data.tables, cache_module, forecast.data.frame_codec,
-               forecast.core.calendar)
+    modules = (forecast.data.schema_types, forecast.data.schemas, forecast.data.schemas_bounds,
+               forecast.data.csv_reader, forecast.data.validation, forecast.data.normalise,
+               forecast.data.normalise_bounds, data_module, forecast.data.tables, cache_module,
+               forecast.data.frame_codec, forecast.core.calendar)
     assert {Path(m.__file__).resolve() for m in modules} == set(cache_module.PARSING_SOURCES)
     hashes = (("accelerators.csv", "0" * 64),)
     copies = []
