@@ -78,9 +78,9 @@ class FileSchema:
         Whether a file with no data rows is an error: the forecast cannot run without them.
     ordered : tuple of (str, str)
         Pairs ``(lower, upper)`` of columns of one row: where both hold a value, ``lower`` may
-        not exceed ``upper`` (a range's low and high end; a period's end and the date its
-        figure was published). Dates: the lower's span may not start after the upper's
-        ends (``2025`` to ``2025-06`` is a period; ``2026`` to ``2025-12`` is not).
+        not exceed ``upper`` (a range's low and high end; a period's start and end). Dates:
+        the lower's span may not start after the upper's ends (``2025`` to ``2025-06`` is a
+        period; ``2026`` to ``2025-12`` is not).
     """
 
     filename: str

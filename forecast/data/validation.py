@@ -5,7 +5,8 @@ more than one cell: a row repeating another's key, a chip or vendor named in one
 another file must define (a chip, a vendor, a price provider), a low above its high, a vendor
 group described two ways, a value
 outside the range of its row's unit, an observation dated after the data's as-of date, a
-company's capex main series with two definitions or two rows of one quarter.
+company's capex main series with two definitions or two rows of one quarter, a low end above
+its high end (``FileSchema.ordered``), a released chip released after its row was published.
 """
 
 from __future__ import annotations
@@ -115,14 +116,12 @@ def _check_ordered(name: str, schema: FileSchema, table: ParsedFile,
             if low is None or high is None:
                 continue
             if isinstance(low, tuple):  # dates: the lower's span starts by the upper's end
-                low, high = span_start(low), span_end(high)
-            if low > high:
-                shown_low = low.date() if isinstance(low, pd.Timestamp) else f"{low:g}"
-                shown_high = high.date() if isinstance(high, pd.Timestamp) else f"{high:g}"
-                issues.append(Issue(name, line, lower,
-                                    f"{lower} {shown_low} is after {upper} {shown_high}"
-                                    if isinstance(low, pd.Timestamp) else
-                                    f"{lower} {shown_low} > {upper} {shown_high}"))
+                first, last = span_start(low), span_end(high)
+                if first > last:
+                    issues.append(Issue(name, line, lower, f"{lower} {first.date()} is after "
+                                                           f"{upper} {last.date()}"))
+            elif low > high:
+                issues.append(Issue(name, line, lower, f"{lower} {low:g} > {upper} {high:g}"))
 
 
 def _check_duplicates(
