@@ -11,8 +11,6 @@ per result, each computed through the package's public API (no number is written
   NVIDIA compute fraction, the spend of the last four fitted quarters;
 - ``share`` (README "M4 market share"): the base share fit, b, NVIDIA's ecosystem lead,
   lambda and rho, and the elasticities of the five vendors (``elasticities``);
-- ``diffusion`` (README "Diffusion"): Bass p, q, m of Epoch's modelled H100 shipments with
-  90% intervals and the fit's diagnostics;
 - ``forecasts`` (README "M3 market size" and "Forecasts under the three scenarios"): the base
   TAM table, 2030 shares, the theses of every scenario and the fits behind them.
 - ``aws`` (README "M5 AWS custom silicon"): spend at cost, rental revenue, merchant-equivalent
@@ -27,12 +25,11 @@ cli.py sensitivity ...``; the README shows those commands' own output.
 Fits come from the fit store ``--artifacts`` (default ``artifacts/readme``) through
 ``forecast.pipeline.runner.load_run``, as the CLI's ``--artifacts`` reads them: made there
 with the models' default samplers when absent (bull, base and bear: about 3 minutes on 2
-cores) and reused after; the H100 Bass fit is saved under ``DIR/readme-diffusion/``. The
-backtests run every time. With the fits stored, on 2 cores: ``price`` about 15 s (its
-backtest refits the price model once), ``share`` and ``forecasts`` a few seconds,
-``diffusion`` about 10 s the first time and a few seconds after.
+cores) and reused after. The backtests run every time. With the fits stored, on 2 cores:
+``price`` about 15 s (its backtest refits the price model once), ``share`` and ``forecasts``
+a few seconds.
 
-    python benchmarks/readme_results.py [--section price|market|share|diffusion|forecasts|aws|all]
+    python benchmarks/readme_results.py [--section price|market|share|forecasts|aws|all]
                                         [--artifacts DIR]
 """
 
@@ -286,38 +283,6 @@ def elasticities_block(fitted: Any) -> Block:
             "target shares (d log s_i / d log k_j)", markdown(pd.DataFrame(rows), left=2))
 
 
-# --------------------------------------------------------------------------- diffusion
-
-
-def diffusion_section(ctx: Context) -> list[Block]:
-    """Bass p, q, m of Epoch's H100 shipments (fitted once, saved in the store)."""
-    from forecast.data.dataset import load_dataset
-    from forecast.models.diffusion import DiffusionModel, FittedDiffusion
-
-    model = DiffusionModel(kind="bass")
-    inputs = model.prepare(load_dataset())
-    directory = ctx.root / "readme-diffusion" / model.compile_key(inputs)
-    if (directory / "config.json").exists():
-        fitted = FittedDiffusion.load(directory)
-    else:
-        note("diffusion (H100 Bass): sampling...")
-        fitted = model.fit(inputs)
-        fitted.save(directory)
-    params = fitted.parameters(0.9)
-    fmt = {"p": lambda v: f"{v:.4f}", "q": lambda v: f"{v:.3f}",
-           "m": lambda v: f"{v / 1e6:.2f}M chips"}
-    frame = pd.DataFrame({
-        "parameter": params["parameter"],
-        "median": [fmt[p](v) for p, v in zip(params["parameter"], params["median"], strict=True)],
-        "90% interval": [interval(lo, hi, fmt[p]) for p, lo, hi in
-                         zip(params["parameter"], params["lower"], params["upper"], strict=True)],
-    })
-    diag = diagnostics_row("bass (H100)", fitted)
-    return [(f"Bass fit to Epoch's modelled H100 shipments ({len(inputs.observations)} quarters;"
-             " p and q per quarter)", markdown(frame)),
-            diagnostics_block("diffusion fit", [diag])]
-
-
 # --------------------------------------------------------------------------- forecasts
 
 
@@ -416,7 +381,6 @@ SECTIONS: dict[str, tuple[str, Callable[[Context], list[Block]]]] = {
     "price": ("M2 price erosion", price_section),
     "market": ("M3 market size", market_section),
     "share": ("M4 market share", share_section),
-    "diffusion": ("Diffusion", diffusion_section),
     "forecasts": ("M3 market size (base TAM) and Forecasts under the three scenarios",
                   forecasts_section),
     "aws": ("M5 AWS custom silicon", aws_section),

@@ -34,7 +34,7 @@ def test_arguments_default_to_every_section_and_the_readme_store(script):
 
 
 def test_every_readme_section_can_be_asked_for_and_no_other(script, capsys):
-    assert set(script.SECTIONS) == {"price", "market", "share", "diffusion", "forecasts", "aws"}
+    assert set(script.SECTIONS) == {"price", "market", "share", "forecasts", "aws"}
     for name in script.SECTIONS:
         assert script.parse_args(["--section", name]).section == name
     with pytest.raises(SystemExit):

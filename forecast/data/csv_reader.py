@@ -25,7 +25,8 @@ import pandas as pd
 from forecast.core.errors import Issue
 from forecast.data.schemas import Column, FileSchema
 
-__all__ = ["MAX_FILE_BYTES", "ParsedFile", "parse_date", "read_csv", "shown", "span_start"]
+__all__ = ["MAX_FILE_BYTES", "ParsedFile", "parse_date", "read_csv", "shown", "span_end",
+           "span_start"]
 
 _DATE_PATTERNS = (
     (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "day"),
@@ -90,6 +91,13 @@ def span_start(value: tuple[pd.Timestamp, str] | int) -> pd.Timestamp:
     if precision == "day":
         return end
     return end.to_period(_SPAN_FREQUENCY[precision]).start_time.normalize()
+
+
+def span_end(value: tuple[pd.Timestamp, str] | int) -> pd.Timestamp:
+    """Last day of a parsed date's span (a year for an integer): when it is surely known."""
+    if isinstance(value, int):
+        return pd.Timestamp(year=value, month=12, day=31)
+    return value[0]
 
 
 def _to_float(text: str) -> float:

@@ -14,8 +14,6 @@ the data would keep the hash of the intact data.
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,6 +33,7 @@ from forecast.data.cache import (
 from forecast.data.csv_reader import ParsedFile, parse_date
 from forecast.data.csv_reader import read_csv as _read_csv
 from forecast.data.manifest import MANIFEST_FILE, check_manifest
+from forecast.data.normalise_bounds import bounds_tables
 from forecast.data.schemas import (
     ALIAS_RELATIONS,
     AS_OF_FILE,
@@ -48,6 +47,7 @@ from forecast.data.schemas import (
     Column,
     FileSchema,
 )
+from forecast.data.tables import TABLES, Dataset
 from forecast.data.validation import alias_map, check_tables
 
 __all__ = [
@@ -70,196 +70,6 @@ __all__ = [
     "parse_date",
     "validate_data_dir",
 ]
-
-#: The tables of a :class:`Dataset`, in the order of its fields.
-TABLES = ("accelerators", "chip_aliases", "revenue", "rental_prices", "unit_prices",
-          "aws_custom_silicon", "volumes", "market_estimates", "vendor_groups", "providers",
-          "aws_statements", "roadmap", "guidance", "hyperscaler_capex")
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """Every data table, validated and normalised. Immutable: methods return new objects.
-
-    Attributes
-    ----------
-    accelerators
-        One row per chip: specs (dense TFLOPS), prices, ``vendor_group``, ``release_quarter``.
-    chip_aliases
-        Names used in other files -> catalogue chip, with the relation (same/family/variant).
-    revenue
-        Vendor segment revenue in USD billions with ``quarter`` (calendar) and ``period_kind``.
-    rental_prices
-        Observed USD per chip-hour with ``pricing_type`` (Categorical) and ``date_precision``.
-    unit_prices
-        Purchase-price observations and ASP ranges in USD per chip.
-    aws_custom_silicon
-        Amazon's Trainium statements and Epoch's modelled cumulative Trainium units, with the
-        5-95% band of an estimate in ``value_p5`` and ``value_p95`` (NaN where none).
-    volumes
-        Epoch's modelled unit shipments per chip and calendar quarter.
-    market_estimates
-        Published market-size and share estimates (not comparable across definitions).
-    vendor_groups
-        One row per vendor: its ``vendor_group``, ``silicon`` (merchant or custom) and
-        ``share_model_order`` (position in the share model, NA for groups it does not cover).
-    providers
-        One row per ``provider_or_index`` of the rental prices: its ``provider_class``
-        (hyperscaler, neocloud, marketplace or index) and ``company``; see
-        :attr:`provider_classes` and :attr:`provider_companies`.
-    aws_statements
-        Amazon's dated statements the AWS silicon model is calibrated to: which quantity
-        each ``observes``, ``value`` as a float (NaN for a qualitative statement, whose phrase
-        is ``value_qualifier``) and ``chips_per_instance`` (NaN where none).
-    roadmap
-        Announced chip generations (``accelerator_roadmap.csv``): the dated claims the
-        scenarios' ``[roadmap]`` generations rely on, ``generation`` naming the one a row
-        supports (empty for context).
-    guidance
-        Vendors' next-quarter revenue guidance (``vendor_guidance.csv``): the guided
-        ``fiscal_period`` of a revenue ``segment``, the ``basis_fiscal_period`` released with
-        it and ``given_date``; a cut keeps the guides whose basis quarter it keeps.
-    hyperscaler_capex
-        Quarterly capex of Microsoft, Alphabet, Amazon, Meta and Oracle
-        (``hyperscaler_capex_quarterly.csv``) in USD billions, with the calendar ``quarter``
-        of each fiscal quarter; only ``series == "main"`` rows of different companies may be
-        summed (the others are other definitions or a segment). Cut like revenue, on the
-        quarter's end; ``published_date`` is when the figure was released.
-    data_dir, file_hashes
-        Where the data came from and the SHA-256 of each data file, for fit provenance
-        (``as_of.csv`` is not among them: the observations alone are the data's identity).
-    as_of_date
-        The cut of :meth:`as_of`, or None for all observations.
-    data_as_of
-        The data's own as-of date (``as_of.csv``, required): no observation is dated after
-        it. None only for a dataset built by hand.
-    """
-
-    accelerators: pd.DataFrame
-    chip_aliases: pd.DataFrame
-    revenue: pd.DataFrame
-    rental_prices: pd.DataFrame
-    unit_prices: pd.DataFrame
-    aws_custom_silicon: pd.DataFrame
-    volumes: pd.DataFrame
-    market_estimates: pd.DataFrame
-    vendor_groups: pd.DataFrame
-    providers: pd.DataFrame
-    aws_statements: pd.DataFrame
-    roadmap: pd.DataFrame
-    guidance: pd.DataFrame
-    hyperscaler_capex: pd.DataFrame
-    data_dir: Path = field(default=DEFAULT_DATA_DIR)
-    file_hashes: tuple[tuple[str, str], ...] = ()
-    as_of_date: pd.Timestamp | None = None
-    data_as_of: pd.Timestamp | None = None
-
-    @property
-    def data_hash(self) -> str:
-        """One SHA-256 over all file hashes and the as-of date: the identity of this data."""
-        digest = hashlib.sha256()
-        for filename, file_hash in self.file_hashes:
-            digest.update(f"{filename}:{file_hash}\n".encode())
-        digest.update(f"as_of:{self.as_of_date}".encode())
-        return digest.hexdigest()
-
-    @property
-    def provider_classes(self) -> dict[str, str]:
-        """Rental-price provider name -> its ``provider_class`` (``providers.csv``)."""
-        return dict(zip(self.providers["provider_or_index"].astype(str),
-                        self.providers["provider_class"].astype(str), strict=True))
-
-    @property
-    def provider_companies(self) -> dict[str, str]:
-        """Rental-price provider name -> the ``company`` behind it (``providers.csv``)."""
-        return dict(zip(self.providers["provider_or_index"].astype(str),
-                        self.providers["company"].astype(str), strict=True))
-
-    @property
-    def last_observation(self) -> pd.Timestamp:
-        """Date of the latest dated observation (revenue, prices, volumes)."""
-        return max(
-            self.revenue["calendar_quarter_end"].max(),
-            self.rental_prices["date"].max(),
-            self.volumes["end_date"].max(),
-        )
-
-    def as_of(self, date: str | pd.Timestamp) -> Dataset:
-        """Only the observations dated on or before ``date``.
-
-        Chip specifications, vendor groups and provider classes stay (a chip announced later
-        simply has a later release date); observations are cut on the date at which they
-        became known.
-        """
-        cutoff = pd.Timestamp(date)
-        tables = {
-            "revenue": self.revenue[self.revenue["calendar_quarter_end"] <= cutoff],
-            "rental_prices": self.rental_prices[self.rental_prices["date"] <= cutoff],
-            "unit_prices": self.unit_prices[self.unit_prices["date"] <= cutoff],
-            "aws_custom_silicon": self.aws_custom_silicon[
-                self.aws_custom_silicon["date"] <= cutoff
-            ],
-            "volumes": self.volumes[self.volumes["end_date"] <= cutoff],
-            "aws_statements": self.aws_statements[self.aws_statements["date"] <= cutoff],
-            "roadmap": self.roadmap[self.roadmap["announced_date"] <= cutoff],
-            "guidance": self.guidance[self._guides_known(cutoff)],
-            # A quarter's results count as known at its end, as the revenue table's do.
-            "hyperscaler_capex": self.hyperscaler_capex[
-                self.hyperscaler_capex["calendar_quarter_end"] <= cutoff
-            ],
-            "market_estimates": self.market_estimates[
-                self.market_estimates["year_published"] <= cutoff.year
-            ],
-        }
-        tables = {key: frame.reset_index(drop=True) for key, frame in tables.items()}
-        return replace(self, as_of_date=cutoff, **tables)
-
-    def _guides_known(self, cutoff: pd.Timestamp) -> pd.Series:
-        """Guides released with a quarter the cut keeps (revenue is cut on the quarter's end,
-        so a guide counts as known with the results it came with)."""
-        ends = self.revenue.set_index(["company", "fiscal_period"])["calendar_quarter_end"]
-        ends = ends[~ends.index.duplicated()]
-        keys = list(zip(self.guidance["company"], self.guidance["basis_fiscal_period"],
-                        strict=True))
-        basis = pd.Series([ends.get(key, pd.NaT) for key in keys], index=self.guidance.index,
-                          dtype="datetime64[ns]")
-        # A guide without its basis quarter on file is dated by when it was given.
-        basis = basis.fillna(self.guidance["given_date"])
-        return basis <= cutoff
-
-    def revenue_series(self, company: str, segment: str) -> pd.DataFrame:
-        """Quarterly rows of one company segment, sorted by calendar quarter end."""
-        mask = (
-            (self.revenue["company"] == company)
-            & (self.revenue["segment"] == segment)
-            & (self.revenue["period_kind"] == "quarter")
-        )
-        return self.revenue[mask].sort_values("calendar_quarter_end").reset_index(drop=True)
-
-    def summary(self) -> pd.DataFrame:
-        """Rows, recalled rows and date range of each table."""
-        records = []
-        for item in fields(self):
-            frame = getattr(self, item.name)
-            if not isinstance(frame, pd.DataFrame):
-                continue
-            date_column = next(
-                (c for c in ("date", "calendar_quarter_end", "end_date", "release_date",
-                             "announced_date")
-                 if c in frame),
-                None,
-            )
-            records.append(
-                {
-                    "table": item.name,
-                    "rows": len(frame),
-                    "recalled_rows": int(frame["recalled"].sum()) if "recalled" in frame else 0,
-                    "first": frame[date_column].min() if date_column else None,
-                    "last": frame[date_column].max() if date_column else None,
-                }
-            )
-        return pd.DataFrame.from_records(records)
-
 
 def validate_data_dir(data_dir: str | Path | None = None) -> list[Issue]:
     """Every validation problem in a data directory; empty when the data are clean.
@@ -437,10 +247,9 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         unit_prices=normalise.dated_frame(parsed["accelerator_unit_prices.csv"].rows, "date",
                                           aliases),
         aws_custom_silicon=normalise.silicon_frame(parsed["aws_custom_silicon.csv"].rows),
-        volumes=normalise.volumes_frame(parsed["epoch_chip_volume_estimates.csv"].rows, aliases,
-                                        groups),
-        market_estimates=normalise.plain_frame(parsed["market_estimates.csv"].rows,
-                                               columns("market_estimates.csv")),
+        market_estimates=normalise.dated_frame(parsed["market_estimates.csv"].rows,
+                                               "published",
+                                               columns=columns("market_estimates.csv")),
         vendor_groups=normalise.vendor_groups_frame(parsed["vendor_groups.csv"].rows),
         providers=normalise.plain_frame(parsed["providers.csv"].rows, columns("providers.csv")),
         aws_statements=_statements_frame(parsed["aws_statements.csv"].rows),
@@ -449,6 +258,7 @@ def _build(parsed: dict[str, ParsedFile], directory: Path,
         hyperscaler_capex=normalise.capex_frame(
             parsed["hyperscaler_capex_quarterly.csv"].rows,
             columns("hyperscaler_capex_quarterly.csv")),
+        **bounds_tables(parsed),
         data_dir=directory,
         file_hashes=hashes,
         data_as_of=data_as_of,

@@ -2,7 +2,7 @@
 
 - revenue stays in USD billions, prices in USD per chip-hour, compute in dense TFLOPS (the
   files are already in these units; the schemas reject values that look like another unit);
-- chip names used by the price and volume files are resolved to catalogue names through
+- chip names used by the price files are resolved to catalogue names through
   ``chip_aliases.csv`` (the name as recorded is kept in ``chip_as_recorded``);
 - each vendor gets its ``vendor_group`` from ``vendor_groups.csv``;
 - vendor and hyperscaler fiscal quarters are mapped to the calendar quarter holding most of
@@ -32,7 +32,6 @@ __all__ = [
     "revenue_frame",
     "silicon_frame",
     "vendor_groups_frame",
-    "volumes_frame",
 ]
 
 Rows = list[dict[str, Any]]
@@ -60,13 +59,18 @@ def _resolve_chips(frame: pd.DataFrame, aliases: Mapping[str, str]) -> None:
 
 
 def accelerators_frame(rows: Rows, vendor_groups: Mapping[str, str]) -> pd.DataFrame:
-    """The chip catalogue: launch month, release quarter, vendor group, float specs."""
+    """The chip catalogue: launch month, release quarter, vendor group, float specs.
+
+    ``status`` says whether ``release_date`` is a launch (``released``) or the availability
+    window a vendor announced (``announced``: dated at the window's last month).
+    """
     frame = plain_frame(rows)
     # Release dates are months: keep the first of the month (the launch), not the month end.
     frame["release_date"] = pd.to_datetime(
         [value[0].to_period("M").start_time for value in frame["release_date"]]
     )
     frame["release_quarter"] = frame["release_date"].dt.to_period("Q")
+    frame["published"] = pd.to_datetime([value[0] for value in frame["published"]])
     frame.insert(1, "vendor_group", frame["vendor"].map(vendor_groups))
     numeric = [c for c in frame.columns if c.endswith(("_tflops", "_gb", "_tbs", "_w", "_usd"))]
     numeric += ["process_nm", "cloud_on_demand_usd_per_chip_hour"]
@@ -77,7 +81,8 @@ def accelerators_frame(rows: Rows, vendor_groups: Mapping[str, str]) -> pd.DataF
 def revenue_frame(rows: Rows) -> pd.DataFrame:
     """Segment revenue with its calendar ``quarter`` and ``period_kind`` (quarter or year)."""
     frame = plain_frame(rows)
-    frame["calendar_quarter_end"] = pd.to_datetime([v[0] for v in frame["calendar_quarter_end"]])
+    for column in ("calendar_quarter_end", "published_date"):
+        frame[column] = pd.to_datetime([value[0] for value in frame[column]])
     frame["period_kind"] = [
         "year" if "(full year)" in segment else "quarter" for segment in frame["segment"]
     ]
@@ -106,10 +111,14 @@ def capex_frame(rows: Rows, columns: Sequence[str]) -> pd.DataFrame:
 
 
 def dated_frame(
-    rows: Rows, column: str, aliases: Mapping[str, str] | None = None
+    rows: Rows, column: str, aliases: Mapping[str, str] | None = None,
+    columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Rows dated by ``column`` (with its precision), chips resolved when ``aliases`` given."""
-    frame = plain_frame(rows)
+    """Rows dated by ``column`` (with its precision), chips resolved when ``aliases`` given.
+
+    ``columns`` (the schema's) give a file without rows its columns all the same.
+    """
+    frame = plain_frame(rows, columns)
     _split_date(frame, column)
     if aliases is not None:
         _resolve_chips(frame, aliases)
@@ -117,7 +126,7 @@ def dated_frame(
 
 
 def silicon_frame(rows: Rows) -> pd.DataFrame:
-    """Amazon's Trainium statements and Epoch's estimates: ``value`` and its band as floats."""
+    """Amazon's Trainium statements: ``value`` and its band (if any) as floats."""
     frame = dated_frame(rows, "date")
     for column in ("value", "value_p5", "value_p95"):
         frame[column] = frame[column].astype(float)
@@ -130,23 +139,6 @@ def rental_frame(rows: Rows, aliases: Mapping[str, str]) -> pd.DataFrame:
     frame["pricing_type"] = pd.Categorical(frame["pricing_type"], categories=PRICING_TYPES)
     frame["usd_per_chip_hour"] = frame["usd_per_chip_hour"].astype(float)
     return frame.sort_values(["chip", "date"], kind="stable").reset_index(drop=True)
-
-
-def volumes_frame(
-    rows: Rows, aliases: Mapping[str, str], vendor_groups: Mapping[str, str]
-) -> pd.DataFrame:
-    """Modelled shipments per chip with the calendar ``quarter`` of each period."""
-    frame = plain_frame(rows)
-    frame["start_date"] = pd.to_datetime([v[0] for v in frame["start_date"]])
-    frame["end_date"] = pd.to_datetime([v[0] for v in frame["end_date"]])
-    frame["quarter"] = [
-        fiscal_to_calendar_quarter(end, days=(end - start).days + 1)
-        for start, end in zip(frame["start_date"], frame["end_date"], strict=True)
-    ]
-    frame["quarter"] = frame["quarter"].astype("period[Q-DEC]")
-    frame.insert(1, "vendor_group", frame["vendor"].map(vendor_groups))
-    _resolve_chips(frame, aliases)
-    return frame
 
 
 def vendor_groups_frame(rows: Rows) -> pd.DataFrame:

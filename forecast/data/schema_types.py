@@ -67,10 +67,20 @@ class FileSchema:
     duplicate_key : tuple of str
         Columns whose values together identify one observation.
     observed : str, optional
-        The column dating when an observation became known (a date or a year): it may not
-        start after the data's as-of date. None for a file of specifications or definitions.
+        The column dating when an observation became known: its publication (an earnings
+        release, an announcement, a report) or, for a price, the day it was seen. It may not
+        be after the data's as-of date, and :meth:`~forecast.data.dataset.Dataset.as_of` cuts
+        on it. A coarse date (``2025-10``, ``2025-Q4``, ``2025``) counts from the *last* day
+        of its span, the first day by which the figure was surely public: ``2025-10`` passes
+        an as-of date of 2025-10-31, ``2025-Q4`` does not. None only for a file of
+        specifications or definitions.
     needs_rows : bool
         Whether a file with no data rows is an error: the forecast cannot run without them.
+    ordered : tuple of (str, str)
+        Pairs ``(lower, upper)`` of columns of one row: where both hold a value, ``lower`` may
+        not exceed ``upper`` (a range's low and high end; a period's start and end). Dates:
+        the lower's span may not start after the upper's ends (``2025`` to ``2025-06`` is a
+        period; ``2026`` to ``2025-12`` is not).
     """
 
     filename: str
@@ -79,6 +89,7 @@ class FileSchema:
     duplicate_key: tuple[str, ...] = ()
     observed: str | None = None
     needs_rows: bool = True
+    ordered: tuple[tuple[str, str], ...] = ()
 
 
 def between(low: float, high: float, hint: str = "") -> Callable[[float], str | None]:

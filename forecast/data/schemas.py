@@ -32,6 +32,7 @@ from forecast.data.schema_types import (
     valid_date,
     valid_year,
 )
+from forecast.data.schemas_bounds import BOUNDS_SCHEMAS
 
 __all__ = [
     "ALIAS_RELATIONS",
@@ -42,6 +43,7 @@ __all__ = [
     "AWS_STATEMENT_UNITS",
     "AWS_VALUE_RANGES",
     "CAPEX_SERIES",
+    "CHIP_STATUSES",
     "CONFIDENCE_LEVELS",
     "DATE_YEARS",
     "DEFAULT_DATA_DIR",
@@ -100,10 +102,6 @@ _process_nm = between(0, 100, "process node in nm; a value in angstroms or pm is
 _hbm_gb = between(0, 10_000, "GB of HBM per chip; a value in MB is 1000x too large")
 _hbm_tbs = between(0, 1000, "TB/s of HBM bandwidth per chip; a value in GB/s is 1000x too large")
 _tdp_w = between(0, 10_000, "watts per chip; a rack's or a server's power is not a chip's")
-_units = between(
-    0, 1e8, "units of one chip in one quarter; 100 million is over 50x the largest quarter "
-    "in the data, so a larger value is cumulative or mis-scaled"
-)
 _market_billions = between(0, 100_000, "USD billions; a value in millions is 1000x too large")
 _percent = between(0, 100, "a percentage; a fraction in [0, 1] must be multiplied by 100")
 _position = between(0, 100, "a position in the share model: 1, 2, 3...")
@@ -118,13 +116,25 @@ AWS_VALUE_RANGES: dict[str, tuple[float, float, str]] = {
 _aws_value = between(0, max(high for _, high, _ in AWS_VALUE_RANGES.values()),
                      "see AWS_VALUE_RANGES for the range of each unit")
 
+#: ``accelerators.csv`` ``status``: on sale (or in service) by the data's as-of date, with
+#: its release month and its vendor's specifications; or announced by then and not yet
+#: released, with the announced specifications (figures the announcement does not give are
+#: derived in ``notes`` or left empty) and, as ``release_date``, the availability window the
+#: vendor announced (a quarter or a year), never a release observed later.
+CHIP_STATUSES = ("released", "announced")
+
 _ACCELERATORS = FileSchema(
     "accelerators.csv",
     (
         Column("vendor"),
         Column("chip"),
-        # A chip may be announced before the as-of date and ship after it: not an observation.
+        # Released: the launch month. Announced: the announced window (not an observation).
         Column("release_date", "date", check=valid_date),
+        Column("status", "choice", choices=CHIP_STATUSES),
+        # When the row's figures were public: the release month of a released chip (its
+        # specifications were published by launch at the latest), the announcement's date
+        # (or the latest presentation whose figure the row uses) for an announced one.
+        Column("published", "date", check=valid_date),
         Column("process_nm", "float", required=False, check=_process_nm),
         Column("fp8_dense_tflops", "float", required=False, check=_tflops),
         Column("bf16_dense_tflops", "float", check=_tflops),
@@ -144,6 +154,7 @@ _ACCELERATORS = FileSchema(
         CONFIDENCE,
     ),
     duplicate_key=("chip",),
+    observed="published",
 )
 
 _CHIP_ALIASES = FileSchema(
@@ -169,6 +180,10 @@ _REVENUE = FileSchema(
         Column("segment"),
         Column("fiscal_period"),
         Column("calendar_quarter_end", "date", check=valid_date),
+        # When the figure was public: the earnings release of its quarter (or the statement's
+        # day). Usually weeks after the quarter ends; a "less than" statement about a year
+        # (Intel's Gaudi) may precede the year's end, so the two are not ordered here.
+        Column("published_date", "date", check=valid_date),
         Column("revenue_usd_billions", "float", check=_revenue_billions),
         Column("value_qualifier", "choice", choices=VALUE_QUALIFIERS),
         SOURCE,
@@ -176,7 +191,7 @@ _REVENUE = FileSchema(
         NOTES,
     ),
     duplicate_key=("company", "segment", "fiscal_period"),
-    observed="calendar_quarter_end",
+    observed="published_date",
 )
 
 _RENTAL_PRICES = FileSchema(
@@ -265,34 +280,12 @@ _AWS_STATEMENTS = FileSchema(
     observed="date",
 )
 
-_VOLUMES = FileSchema(
-    "epoch_chip_volume_estimates.csv",
-    (
-        Column("vendor"),
-        Column("chip"),
-        Column("period_label"),
-        Column("start_date", "date", check=valid_date),
-        Column("end_date", "date", check=valid_date),
-        Column("units_median", "float", check=_units),
-        Column("units_p5", "float", check=_units),
-        Column("units_p95", "float", check=_units),
-        Column("h100e_median", "float", check=_units),
-        Column("h100e_p5", "float", check=_units),
-        Column("h100e_p95", "float", check=_units),
-        SOURCE,
-        CONFIDENCE,
-        NOTES,
-    ),
-    chip_column="chip",
-    duplicate_key=("chip", "start_date"),
-    observed="end_date",
-)
-
 _MARKET_ESTIMATES = FileSchema(
     "market_estimates.csv",
     (
         Column("publisher"),
-        Column("year_published", "int", check=valid_year),
+        # When the estimate was published: a day, or the month or year the source gives.
+        Column("published", "date", check=valid_date),
         Column("target_year", "int", check=valid_year),
         Column("market_definition"),
         Column("value_usd_billions", "float", required=False, check=_market_billions),
@@ -302,8 +295,8 @@ _MARKET_ESTIMATES = FileSchema(
         CONFIDENCE,
         NOTES,
     ),
-    duplicate_key=("publisher", "year_published", "target_year", "market_definition"),
-    observed="year_published",
+    duplicate_key=("publisher", "published", "target_year", "market_definition"),
+    observed="published",
     # Context for priors and reports; no computation needs a row.
     needs_rows=False,
 )
@@ -414,7 +407,8 @@ _CAPEX = FileSchema(
     needs_rows=False,
 )
 
-#: Every data file, in the order files are read, hashed and reported.
+#: Every data file, in the order files are read, hashed and reported (the bounds files of
+#: :mod:`forecast.data.schemas_bounds` last).
 SCHEMAS: dict[str, FileSchema] = {
     schema.filename: schema
     for schema in (
@@ -424,7 +418,6 @@ SCHEMAS: dict[str, FileSchema] = {
         _RENTAL_PRICES,
         _UNIT_PRICES,
         _AWS_CUSTOM_SILICON,
-        _VOLUMES,
         _MARKET_ESTIMATES,
         _VENDOR_GROUPS,
         _PROVIDERS,
@@ -432,13 +425,13 @@ SCHEMAS: dict[str, FileSchema] = {
         _ROADMAP,
         _GUIDANCE,
         _CAPEX,
+        *BOUNDS_SCHEMAS,
     )
 }
 
 #: Files whose ``vendor`` column must name a vendor of ``vendor_groups.csv``.
 VENDOR_COLUMNS: dict[str, str] = {
     "accelerators.csv": "vendor",
-    "epoch_chip_volume_estimates.csv": "vendor",
     "accelerator_roadmap.csv": "vendor",
 }
 

@@ -6,7 +6,8 @@ another file must define (a chip, a vendor, a price provider), a low above its h
 group described two ways or unknown to the models, a fiscal label its date contradicts
 (:mod:`forecast.data.fiscal`), a value
 outside the range of its row's unit, an observation dated after the data's as-of date, a
-company's capex main series with two definitions or two rows of one quarter.
+company's capex main series with two definitions or two rows of one quarter, a low end above
+its high end (``FileSchema.ordered``), a released chip released after its row was published.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pandas as pd
 
 from forecast.core.errors import Issue
 from forecast.core.scenario_contract import DATA_VENDOR_GROUPS, VENDOR_GROUPS
-from forecast.data.csv_reader import ParsedFile, shown, span_start
+from forecast.data.csv_reader import ParsedFile, shown, span_end, span_start
 from forecast.data.fiscal import check_fiscal_labels
 from forecast.data.schemas import (
     AS_OF_FILE,
@@ -75,6 +76,7 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
     """
     for name, schema in SCHEMAS.items():
         _check_duplicates(name, schema, parsed[name], issues)
+        _check_ordered(name, schema, parsed[name], issues)
     _check_chips(parsed, issues)
     _check_vendors(parsed, issues)
     _check_providers(parsed, issues)
@@ -82,6 +84,7 @@ def check_tables(parsed: Mapping[str, ParsedFile], issues: list[Issue],
     _check_row_consistency(parsed, issues)
     _check_capex(parsed[_CAPEX_FILE], issues)
     check_fiscal_labels(parsed, issues)
+    _check_released(parsed["accelerators.csv"], issues)
     if as_of is not None:
         check_as_of(parsed, as_of, as_of_source, issues)
 
@@ -90,9 +93,9 @@ def check_as_of(parsed: Mapping[str, ParsedFile], as_of: pd.Timestamp, source: s
                 issues: list[Issue]) -> None:
     """No observation dated after the as-of date (``FileSchema.observed`` of each file).
 
-    A coarse date (a month, quarter or year) is after it only when its whole span is: the
-    figure could have been known on the span's first day. Chip specifications are exempt (a
-    chip is announced before it ships).
+    A coarse date (a month, quarter or year) counts from the last day of its span: a figure
+    published "2025-Q4" may have been published in December, so it is not known by
+    2025-10-31 (as :func:`~forecast.data.drop.read_drop` and ``Dataset.as_of`` read it).
     """
     for name, schema in SCHEMAS.items():
         column = schema.observed
@@ -100,11 +103,30 @@ def check_as_of(parsed: Mapping[str, ParsedFile], as_of: pd.Timestamp, source: s
             continue
         table = parsed[name]
         for row, line in zip(table.rows, table.lines, strict=True):
-            start = span_start(row[column])
-            if start > as_of:
+            known = span_end(row[column])
+            if known > as_of:
+                coarse = isinstance(row[column], int) or row[column][1] != "day"
+                why = " (a coarse date counts from the last day of its span)" if coarse else ""
                 issues.append(Issue(name, line, column,
                                     f"dated after the data's as-of date {as_of.date()} "
-                                    f"({source}): the period starts {start.date()}"))
+                                    f"({source}): known on {known.date()}{why}"))
+
+
+def _check_ordered(name: str, schema: FileSchema, table: ParsedFile,
+                   issues: list[Issue]) -> None:
+    """``FileSchema.ordered``: a row's lower column does not exceed its upper one."""
+    for lower, upper in schema.ordered:
+        for row, line in zip(table.rows, table.lines, strict=True):
+            low, high = row[lower], row[upper]
+            if low is None or high is None:
+                continue
+            if isinstance(low, tuple):  # dates: the lower's span starts by the upper's end
+                first, last = span_start(low), span_end(high)
+                if first > last:
+                    issues.append(Issue(name, line, lower, f"{lower} {first.date()} is after "
+                                                           f"{upper} {last.date()}"))
+            elif low > high:
+                issues.append(Issue(name, line, lower, f"{lower} {low:g} > {upper} {high:g}"))
 
 
 def _check_duplicates(
@@ -145,7 +167,7 @@ def _check_chips(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
 
 
 def _check_vendors(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
-    """Every vendor named by the catalogue and the volume file is in ``vendor_groups.csv``."""
+    """Every vendor named by the catalogue and the roadmap is in ``vendor_groups.csv``."""
     vendors = known_vendors(parsed)
     for name, column in VENDOR_COLUMNS.items():
         table = parsed[name]
@@ -204,20 +226,12 @@ def _check_vendor_groups(table: ParsedFile, issues: list[Issue]) -> None:
 
 
 def _check_row_consistency(parsed: Mapping[str, ParsedFile], issues: list[Issue]) -> None:
-    """Checks across columns of one row: low <= high, p5 <= median <= p95, start <= end."""
+    """Checks across columns of one row: low <= high, p5 <= value <= p95."""
     table = parsed["accelerator_unit_prices.csv"]
     for row, line in zip(table.rows, table.lines, strict=True):
         if row["price_usd_low"] > row["price_usd_high"]:
             issues.append(Issue("accelerator_unit_prices.csv", line, "price_usd_low",
                                 f"low {row['price_usd_low']:g} > high {row['price_usd_high']:g}"))
-    table = parsed["epoch_chip_volume_estimates.csv"]
-    for row, line in zip(table.rows, table.lines, strict=True):
-        if not row["units_p5"] <= row["units_median"] <= row["units_p95"]:
-            issues.append(Issue("epoch_chip_volume_estimates.csv", line, "units_median",
-                                "units must satisfy p5 <= median <= p95"))
-        if row["start_date"][0] > row["end_date"][0]:
-            issues.append(Issue("epoch_chip_volume_estimates.csv", line, "end_date",
-                                "end_date is before start_date"))
     table = parsed[_AWS_FILE]
     for row, line in zip(table.rows, table.lines, strict=True):
         _check_unit_range(row, line, issues)
@@ -250,6 +264,18 @@ def _check_band(row: dict, line: int, issues: list[Issue]) -> None:
         issues.append(Issue(_AWS_FILE, line, "value",
                             f"must satisfy value_p5 <= value <= value_p95, got "
                             f"{low:g} <= {value:g} <= {high:g}"))
+
+
+def _check_released(table: ParsedFile, issues: list[Issue]) -> None:
+    """A released chip's release is part of what its row publishes: not after ``published``
+    (an announced chip's ``release_date`` is a window ahead, and may be)."""
+    for row, line in zip(table.rows, table.lines, strict=True):
+        if row["status"] == "released" and span_end(row["release_date"]) > span_end(
+                row["published"]):
+            issues.append(Issue("accelerators.csv", line, "release_date",
+                                f"a released chip's release_date ends after its published "
+                                f"date {span_end(row['published']).date()}; a chip not yet "
+                                "released by then is 'announced'"))
 
 
 def _check_capex(table: ParsedFile, issues: list[Issue]) -> None:

@@ -5,7 +5,7 @@ owner TCO per chip-hour from unit prices, over dense PFLOPS x the vendor's MFU, 
 vendor with new chips ramping in. Ahead of the data, per draw:
 
 - every catalogue chip of the vendor axis starts from its median unit price of
-  ``price_year`` (default the last year of volume data);
+  ``price_year`` (default the year of the data's latest observation);
 - the scenario's ``[chip_prices]`` table names the input giving a chip's price per chip-hour.
   Cost paths use those prices as ratios within a vendor group: the earliest-released mapped
   chip of a group keeps its unit-price capex, and each later mapped chip of the group is
@@ -50,7 +50,6 @@ from forecast.economics.chip_costs import (
     cost_per_pflop,
     historical_costs,
 )
-from forecast.economics.dollars import sample_vendor_dollars
 from forecast.economics.offers import DEFAULT_RAMP_QUARTERS, best_offer
 from forecast.economics.pricing import (
     DEFAULT_MC_DRAWS,
@@ -90,7 +89,6 @@ __all__ = [
     "pricing_table",
     "reference_vendor",
     "sample_unit_prices",
-    "sample_vendor_dollars",
     "scenario_chips",
     "scenario_cost_paths",
     "scenario_costs",
@@ -150,7 +148,8 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
     quarters
         Consecutive forecast quarters (labels).
     price_year
-        Year of the unit prices the paths start from (default: the last year of volume data).
+        Year of the unit prices the paths start from (default: the year of the data's latest
+        observation).
     point_spread, seed
         Of the unit-price draws whose medians are the capex.
     chip_prices
@@ -337,8 +336,8 @@ def frontier_tflops(chips: xr.Dataset, quarters: Sequence[str]) -> xr.DataArray:
 
 @dataclass(frozen=True)
 class _Basis:
-    """The unit-price draws behind the capex: year (None: the last year of volume data),
-    point spread and seed."""
+    """The unit-price draws behind the capex: year (None: the year of the data's latest
+    observation), point spread and seed."""
 
     price_year: int | None
     point_spread: float
@@ -372,7 +371,8 @@ def _columns(dataset: Dataset, inputs: pd.DataFrame, basis: _Basis,
         raise ForecastError(f"scenario inputs lack: {', '.join(missing)}")
     year = basis.price_year
     if year is None:
-        year = int(dataset.volumes["quarter"].max().year)
+        # The data's last year: its latest revenue quarter or rental price.
+        year = int(dataset.last_observation.year)
     capex = _axis_capex(dataset, year, basis.seed, basis.point_spread, vendors)
     col = {name: inputs[name].to_numpy(float) for name in needed}
     columns = _chip_columns(capex, specs, priced, col, len(inputs))

@@ -1,7 +1,7 @@
 """Price per unit (USD per chip) of every chip the share model covers, with its uncertainty.
 
-One draw per (price key, calendar year), shared by every volume row that uses it. A *price
-key* is a catalogue chip, or a variant name recorded in the volume file that has prices of its
+One draw per (price key, calendar year), shared by every chip that uses it. A *price key* is
+a catalogue chip, or a variant name recorded in the unit-price file that has prices of its
 own. Each key gets a :class:`PricingRule`:
 
 1. ``asp_range``: Epoch's annual average-selling-price range for that chip name (the ranges
@@ -16,8 +16,8 @@ own. Each key gets a :class:`PricingRule`:
    ``data/vendor_groups.csv``) times ``(BF16 TFLOPS ratio) ** u`` with ``u ~ Uniform(0, 1)``,
    i.e. anywhere between "same price per chip" and "same price per TFLOPS" as the neighbour.
 
-Volume rows recorded under a variant name (H20, MI300A) use that name's own prices when it has
-any; variants without prices (H800, A800, TPU v4i, MI350X) take their catalogue chip's.
+A variant name (H20, MI300A) uses its own prices when it has any; variants without prices
+(H800, A800, TPU v4i, MI350X) take their catalogue chip's.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class PricingRule:
     Attributes
     ----------
     key
-        Catalogue chip name, or a variant name recorded in the volume file (e.g. ``H20``).
+        Catalogue chip name, or a variant name recorded in the unit-price file (e.g. ``H20``).
     chip, vendor_group
         The catalogue chip the key belongs to and its vendor group.
     method
@@ -162,8 +162,7 @@ def pricing_rules(
         if rule is not None:
             rules[chip] = rule
     alias_chip = dict(zip(aliases["alias"], aliases["chip"], strict=True))
-    variants = ({row[1] for row in records if not row[2]}
-                | set(dataset.volumes["chip_as_recorded"].astype(str)))
+    variants = {row[1] for row in records if not row[2]}
     for name in sorted(variants):
         if name in catalogue.index or relation.get(name) in ("same", "family", None):
             continue
@@ -238,7 +237,8 @@ def _impute(
 
 
 def price_key(recorded: str, chip: str, rules: Mapping[str, PricingRule]) -> str:
-    """The price key of a volume row: its recorded name if priced, else its catalogue chip."""
+    """The price key of a chip recorded under a name: that name if priced, else its catalogue
+    chip."""
     if recorded in rules:
         return recorded
     if chip in rules:

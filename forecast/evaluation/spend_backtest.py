@@ -35,7 +35,7 @@ from forecast.core.calendar import next_fiscal_labels
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness, scoring
 from forecast.evaluation.baselines import BASELINES
-from forecast.models.spend.evidence import observed_series
+from forecast.models.spend.evidence import SERIES, observed_series
 from forecast.models.spend.model import SpendModel
 
 Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]]
@@ -161,12 +161,16 @@ class SeriesActuals:
 
 
 def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[pd.Timestamp]:
-    """The last ``origins`` observation dates of ``series`` that leave ``horizon`` quarters.
+    """The last ``origins`` report dates of ``series`` that leave ``horizon`` quarters.
 
-    Each cut-off is the end of one of the series' fiscal quarters, so the fit "as of" it
-    holds that quarter and everything reported before it.
+    Each cut-off is the day one of the series' quarters was reported (its ``published_date``,
+    the earnings release): ``dataset.as_of`` cuts revenue on publication, so the fit "as of"
+    it holds that quarter and everything reported before it.
     """
-    dates = list(observed_series(dataset, series)["calendar_quarter_end"])
+    company, segment = SERIES[series]
+    published = dataset.revenue_series(company, segment).set_index("fiscal_period")[
+        "published_date"]
+    dates = [published[label] for label in observed_series(dataset, series)["fiscal_period"]]
     usable = dates[: len(dates) - horizon]
     if len(usable) < origins:
         raise ForecastError(f"--origins {origins}: {series} has {len(dates)} observations, "

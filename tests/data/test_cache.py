@@ -159,7 +159,7 @@ def test_damaged_cache_entry_is_deleted_and_rebuilt(data_copy, cache_dir, parses
         manifest["files"]["revenue.npz"] = "0" * 64
         (entry / MANIFEST).write_text(json.dumps(manifest))
     elif damage == "missing":
-        (entry / "volumes.npz").unlink()
+        (entry / "unit_prices.npz").unlink()
     else:
         manifest["key"] = "another"
         (entry / MANIFEST).write_text(json.dumps(manifest))
@@ -204,13 +204,17 @@ def test_key_covers_every_parsing_module(tmp_path, monkeypatch):
     import forecast.data.frame_codec
     import forecast.data.manifest
     import forecast.data.normalise
+    import forecast.data.normalise_bounds
     import forecast.data.schema_types
     import forecast.data.schemas
+    import forecast.data.schemas_bounds
+    import forecast.data.tables
     import forecast.data.validation
 
-    modules = (forecast.data.schema_types, forecast.data.schemas, forecast.data.csv_reader,
-               forecast.data.validation, forecast.data.fiscal, forecast.data.manifest,
-               forecast.data.normalise, data_module, cache_module, forecast.data.frame_codec,
+    modules = (forecast.data.schema_types, forecast.data.schemas, forecast.data.schemas_bounds,
+               forecast.data.csv_reader, forecast.data.validation, forecast.data.fiscal,
+               forecast.data.manifest, forecast.data.normalise, forecast.data.normalise_bounds,
+               data_module, forecast.data.tables, cache_module, forecast.data.frame_codec,
                forecast.core.calendar, forecast.core.scenario_contract)
     assert {Path(m.__file__).resolve() for m in modules} == set(cache_module.PARSING_SOURCES)
     hashes = (("accelerators.csv", "0" * 64),)

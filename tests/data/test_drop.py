@@ -85,10 +85,10 @@ def test_changed_figure_is_a_revision_with_both_sources(tmp_path):
     base = tmp_path / "base"
     shutil.copytree(DATA, base)
     header, rows = _rows(DATA / REVENUE)
-    restated = dict(next(r for r in rows if r["fiscal_period"] == "FY2026Q3"
+    restated = dict(next(r for r in rows if r["fiscal_period"] == "FY2026Q2"
                          and r["segment"] == "Data Center"))
     old_value, old_source = restated["revenue_usd_billions"], restated["source"]
-    restated["revenue_usd_billions"] = "51.3"
+    restated["revenue_usd_billions"] = "41.2"
     restated["source"] = "https://example.org/restatement"
     drop = _write(tmp_path / "restated.csv", header, [restated])
     staging = tmp_path / "merged"
@@ -98,14 +98,14 @@ def test_changed_figure_is_a_revision_with_both_sources(tmp_path):
     _, logged = _rows(staging / REVISIONS_FILE)
     (entry,) = logged
     assert entry["column"] == "revenue_usd_billions"
-    assert (entry["old_value"], entry["new_value"]) == (old_value, "51.3")
+    assert (entry["old_value"], entry["new_value"]) == (old_value, "41.2")
     assert (entry["old_source"], entry["new_source"]) == (old_source,
                                                           "https://example.org/restatement")
     assert entry["recorded_as_of"] == "2026-02-01"
     revenue = load_dataset(staging).revenue
-    value = revenue.loc[(revenue["fiscal_period"] == "FY2026Q3")
+    value = revenue.loc[(revenue["fiscal_period"] == "FY2026Q2")
                         & (revenue["segment"] == "Data Center"), "revenue_usd_billions"]
-    assert value.tolist() == [51.3]
+    assert value.tolist() == [41.2]
 
 
 def test_corrupt_row_names_drop_file_row_and_column(split, tmp_path):
@@ -123,7 +123,8 @@ def test_rows_after_the_as_of_date_are_rejected(split):
     _, drop = split
     with pytest.raises(DataValidationError) as caught:
         read_drop(drop, as_of=pd.Timestamp("2025-09-01"))
-    assert {issue.column for issue in caught.value.issues} == {"calendar_quarter_end"}
+    # Checked on publication: Broadcom's quarter to 2025-08-03 was reported on 2025-09-04.
+    assert {issue.column for issue in caught.value.issues} == {"published_date"}
     assert all("after the as-of date" in issue.message for issue in caught.value.issues)
 
 

@@ -18,9 +18,10 @@ PROPERTY = settings(max_examples=40, deadline=None, derandomize=True, database=N
                     suppress_health_check=[HealthCheck.too_slow])
 REVENUE = "vendor_quarterly_revenue.csv"
 #: A plausible drop: one new quarter of NVIDIA results after the shipped data.
-DROP = (b"company,segment,fiscal_period,calendar_quarter_end,revenue_usd_billions,"
-        b"value_qualifier,source,confidence,notes\n"
-        b"NVIDIA,Data Center,FY2026Q4,2026-01-25,56.0,=,made up for a test,recalled,test\n")
+DROP = (b"company,segment,fiscal_period,calendar_quarter_end,published_date,"
+        b"revenue_usd_billions,value_qualifier,source,confidence,notes\n"
+        b"NVIDIA,Data Center,FY2026Q4,2026-01-25,2026-02-25,56.0,=,made up for a test,"
+        b"recalled,test\n")
 AS_OF = pd.Timestamp("2026-04-30")
 
 

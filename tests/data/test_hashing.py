@@ -39,10 +39,10 @@ def test_model_key_follows_priors_and_inputs_not_unrelated_data():
     assert model_key("price", {}, model_inputs("price", dataset, scenario)) == key
     assert model_key("price", {"decay_mu": {"dist": "normal", "mu": 0, "sigma": 1}},
                      price_inputs) != key
-    # Dropping revenue rows changes the market model's inputs, not the price model's.
+    # Dropping revenue rows changes the spend model's inputs, not the price model's.
     cut = replace(dataset, revenue=dataset.revenue[
         dataset.revenue["calendar_quarter_end"] <= "2025-07-31"].reset_index(drop=True))
     assert model_key("price", {}, model_inputs("price", cut, scenario)) == key
-    market = model_inputs("market", dataset, scenario)
-    assert model_key("market", {}, model_inputs("market", cut, scenario)) != model_key(
-        "market", {}, market)
+    spend = model_inputs("spend", dataset, scenario)
+    assert model_key("spend", {}, model_inputs("spend", cut, scenario)) != model_key(
+        "spend", {}, spend)

@@ -39,13 +39,29 @@ def test_far_out_of_range_value_is_rejected_with_a_reason(data_copy, name, colum
     assert "(" in issues[0].message  # the reason, in brackets
 
 
+#: Figures that may be negative: a company's free cash flow (Oracle's was, in FY2025).
+SIGNED = {("buyer_cash_flow.csv", "value_usd_billions_low"),
+          ("buyer_cash_flow.csv", "value_usd_billions_high")}
+
+
 @pytest.mark.parametrize(("name", "column"),
                          [(n, c) for n, c in NUMERIC if not c.endswith(("date", "_end"))
-                          and c not in ("year_published", "target_year")])
+                          and c != "target_year" and (n, c) not in SIGNED])
 def test_negative_value_is_rejected(data_copy, name, column):
     edit_cell(data_copy, name, 2, column, "-1")
     issues = [i for i in validate_data_dir(data_copy) if (i.file, i.row) == (name, 2)]
     assert column in {i.column for i in issues}
+
+
+@pytest.mark.parametrize(("name", "column"), sorted(SIGNED))
+def test_signed_figure_takes_a_loss_but_not_one_in_millions(data_copy, name, column):
+    edit_cell(data_copy, name, 2, "value_usd_billions_low", "-0.394")
+    edit_cell(data_copy, name, 2, "value_usd_billions_high", "-0.394")
+    assert validate_data_dir(data_copy) == []
+    edit_cell(data_copy, name, 2, column, "-1394")
+    issues = validate_data_dir(data_copy)
+    assert [(i.row, i.column) for i in issues] == [(2, column)]
+    assert "a value in millions" in issues[0].message
 
 
 def test_year_before_2000_is_rejected(data_copy):

@@ -9,7 +9,7 @@ import pytest
 from data_files import edit_cell, issue_strings
 
 from forecast.core.errors import DataValidationError
-from forecast.data.dataset import load_dataset, validate_data_dir
+from forecast.data.dataset import SCHEMAS, load_dataset, validate_data_dir
 
 # --------------------------------------------------------------------------- error classes
 
@@ -125,25 +125,25 @@ VENDORS = "vendor_groups.csv"
 
 
 def test_malformed_band_is_located(data_copy):
-    edit_cell(data_copy, SILICON, 10, "value_p95", "2,078,956")
+    edit_cell(data_copy, SILICON, 3, "value_p5", "450000")  # Project Rainier: a band added
+    edit_cell(data_copy, SILICON, 3, "value_p95", "2,078,956")
     assert issue_strings(data_copy) == [
-        "aws_custom_silicon.csv:10:value_p95: not a number, got '2,078,956'"
+        "aws_custom_silicon.csv:3:value_p95: not a number, got '2,078,956'"
     ]
-    with pytest.raises(DataValidationError, match="aws_custom_silicon.csv:10:value_p95"):
+    with pytest.raises(DataValidationError, match="aws_custom_silicon.csv:3:value_p95"):
         load_dataset(data_copy)
 
 
 def test_band_needs_both_ends_and_brackets_its_median(data_copy):
-    edit_cell(data_copy, SILICON, 10, "value_p5", "")
-    edit_cell(data_copy, SILICON, 9, "value_p95", "1000")
     edit_cell(data_copy, SILICON, 3, "value_p5", "400000")  # Project Rainier: a band added
     edit_cell(data_copy, SILICON, 3, "value_p95", "450000")  # ... that misses its value
     assert issue_strings(data_copy) == [
         "aws_custom_silicon.csv:3:value: must satisfy value_p5 <= value <= value_p95, got "
         "400000 <= 500000 <= 450000",
-        "aws_custom_silicon.csv:9:value: must satisfy value_p5 <= value <= value_p95, got "
-        "953420 <= 1.22682e+06 <= 1000",
-        "aws_custom_silicon.csv:10:value_p5: a band needs both value_p5 and value_p95",
+    ]
+    edit_cell(data_copy, SILICON, 3, "value_p95", "")
+    assert issue_strings(data_copy) == [
+        "aws_custom_silicon.csv:3:value_p95: a band needs both value_p5 and value_p95",
     ]
 
 
@@ -256,36 +256,78 @@ def test_observation_after_the_as_of_date_is_rejected(data_copy):
     edit_cell(data_copy, RENTAL, 5, "date", "2025-11-03")
     assert issue_strings(data_copy) == [
         "gpu_rental_prices.csv:5:date: dated after the data's as-of date 2025-10-31 "
-        "(as_of.csv): the period starts 2025-11-03"
+        "(as_of.csv): known on 2025-11-03"
     ]
 
 
-def test_coarse_date_is_after_the_as_of_date_only_when_its_whole_span_is(data_copy):
-    edit_cell(data_copy, RENTAL, 5, "date", "2025-Q4")  # might be known by 2025-10-31
-    edit_cell(data_copy, RENTAL, 6, "date", "2025-11")  # could not
-    assert [(i.row, i.column) for i in validate_data_dir(data_copy)] == [(6, "date")]
-
-
-@pytest.mark.parametrize(("name", "line", "column", "value"), [
-    ("vendor_quarterly_revenue.csv", 4, "calendar_quarter_end", "2026-01-25"),
-    ("accelerator_unit_prices.csv", 3, "date", "2026"),
-    ("aws_custom_silicon.csv", 3, "date", "2025-12"),
-    ("epoch_chip_volume_estimates.csv", 3, "end_date", "2026-01-30"),
-    ("market_estimates.csv", 3, "year_published", "2026"),
-    ("hyperscaler_capex_quarterly.csv", 3, "published_date", "2025-11-04"),
-])
-def test_every_observation_file_is_checked_against_the_as_of_date(data_copy, name, line,
-                                                                  column, value):
-    edit_cell(data_copy, name, line, column, value)
+def test_coarse_date_counts_from_the_last_day_of_its_span(data_copy):
+    edit_cell(data_copy, RENTAL, 4, "date", "2025-10")  # surely known by 2025-10-31
+    edit_cell(data_copy, RENTAL, 5, "date", "2025-Q4")  # may have been seen in December
+    edit_cell(data_copy, RENTAL, 6, "date", "2025")
     issues = validate_data_dir(data_copy)
-    assert (name, line, column) in {(i.file, i.row, i.column) for i in issues}
-    assert any("after the data's as-of date" in i.message for i in issues)
+    assert [(i.row, i.column) for i in issues] == [(5, "date"), (6, "date")]
+    assert issues[0].message.endswith("known on 2025-12-31 (a coarse date counts from the "
+                                      "last day of its span)")
 
 
-def test_chip_released_after_the_as_of_date_is_allowed(data_copy):
-    """A chip is announced before it ships (Trainium3 is in the catalogue, released 2025-12)."""
-    edit_cell(data_copy, "accelerators.csv", 2, "release_date", "2027-06")
+#: Every file with dated facts and the column dating them (FileSchema.observed).
+OBSERVED = sorted((name, schema.observed) for name, schema in SCHEMAS.items()
+                  if schema.observed is not None)
+
+
+def test_every_file_of_facts_names_the_column_dating_them():
+    """Only the definitions (aliases, vendor groups, providers) are undated."""
+    undated = {name for name, schema in SCHEMAS.items() if schema.observed is None}
+    assert undated == {"chip_aliases.csv", "vendor_groups.csv", "providers.csv"}
+
+
+@pytest.mark.parametrize(("name", "column"), OBSERVED)
+@pytest.mark.parametrize("value", ["2025-11-01", "2025-11", "2025-Q4"])
+def test_a_row_dated_after_the_as_of_date_is_refused_in_one_line(data_copy, name, column,
+                                                                  value):
+    """The day after the as-of date, or a month or quarter that ends after it, in the first
+    row of every dated file: one issue naming the file, the row and the column."""
+    edit_cell(data_copy, name, 2, column, value)
+    known = {"2025-11-01": "2025-11-01", "2025-11": "2025-11-30", "2025-Q4": "2025-12-31"}
+    coarse = "" if value == "2025-11-01" else (" (a coarse date counts from the last day "
+                                               "of its span)")
+    assert issue_strings(data_copy) == [
+        f"{name}:2:{column}: dated after the data's as-of date 2025-10-31 (as_of.csv): "
+        f"known on {known[value]}{coarse}"]
+
+
+@pytest.mark.parametrize(("name", "column"), OBSERVED)
+def test_a_row_dated_on_the_as_of_date_passes(data_copy, name, column):
+    edit_cell(data_copy, name, 2, column, "2025-10-31")
     assert validate_data_dir(data_copy) == []
+
+
+def test_announced_chip_may_ship_after_the_as_of_date(data_copy):
+    """An announced chip's release_date is the window its vendor announced (Trainium3's
+    "late 2025"): it may lie after the as-of date, its announcement may not."""
+    line = _catalogue_line(data_copy, "Trainium3")
+    edit_cell(data_copy, "accelerators.csv", line, "release_date", "2027-06")
+    assert validate_data_dir(data_copy) == []
+    edit_cell(data_copy, "accelerators.csv", line, "published", "2025-12-02")
+    assert issue_strings(data_copy) == [
+        f"accelerators.csv:{line}:published: dated after the data's as-of date 2025-10-31 "
+        "(as_of.csv): known on 2025-12-02"]
+
+
+def test_released_chip_is_released_by_its_published_date(data_copy):
+    """Marking a chip released whose release came later (Trainium3, 2025-12) is refused."""
+    line = _catalogue_line(data_copy, "Trainium3")
+    edit_cell(data_copy, "accelerators.csv", line, "status", "released")
+    edit_cell(data_copy, "accelerators.csv", line, "release_date", "2025-12")
+    (issue,) = validate_data_dir(data_copy)
+    assert (issue.file, issue.row, issue.column) == ("accelerators.csv", line, "release_date")
+    assert "ends after its published date 2024-12-03" in issue.message
+
+
+def _catalogue_line(directory, chip: str) -> int:
+    with (directory / "accelerators.csv").open(newline="", encoding="utf-8") as handle:
+        chips = [row["chip"] for row in csv.DictReader(handle)]
+    return chips.index(chip) + 2
 
 
 def test_as_of_date_comes_from_as_of_csv(data_copy):
@@ -327,12 +369,6 @@ def test_aws_value_is_checked_against_its_unit(data_copy):
         "aws_custom_silicon.csv:3:value: must be in (0, 1e+09] for unit 'chips', got 5e+09 "
         "(a chip count; a billion is over 400x the largest figure in the data)"
     ]
-
-
-def test_volume_far_beyond_any_quarter_is_rejected(data_copy):
-    edit_cell(data_copy, "epoch_chip_volume_estimates.csv", 2, "units_p95", "2e9")
-    (issue,) = validate_data_dir(data_copy)
-    assert issue.column == "units_p95" and "cumulative or mis-scaled" in issue.message
 
 
 # --------------------------------------------------------------------------- hyperscaler capex

@@ -88,7 +88,7 @@ beta         Normal(0, 1) (gbass only)            a 10% log change of the covari
 Modules
 -------
 ``math`` (the curves, one expression for numpy and PyTensor), ``data`` (series and their
-periods arranged for the model; Epoch's volumes), ``units_io`` (CSV files), ``builder``
+periods arranged for the model), ``units_io`` (CSV files), ``builder``
 (default priors and the PyMC model), ``fitted`` (parameters and forecasts, numpy only),
 ``model`` (the protocol's hooks), ``report`` (the command line's report), ``simulate``
 (series drawn from the model, for recovery tests).
@@ -104,7 +104,6 @@ from forecast.models.diffusion.data import (
     KINDS,
     MIN_OBSERVATIONS,
     DiffusionData,
-    epoch_units,
     period_labels,
     period_positions,
     prepare_diffusion_data,
@@ -120,16 +119,16 @@ from forecast.models.diffusion.math import (
     norton_bass_adoptions,
     norton_bass_cumulative,
 )
-from forecast.models.diffusion.model import DEFAULT_CHIPS, DIFFUSION_SAMPLER, DiffusionModel
+from forecast.models.diffusion.model import DIFFUSION_SAMPLER, DiffusionModel
 from forecast.models.diffusion.report import diffusion_report
 from forecast.models.diffusion.simulate import simulate_units
 from forecast.models.diffusion.units_io import fit_units_csv, read_units_csv
 
 __all__ = [
-    "DEFAULT_CHIPS", "DEFAULT_PRIORS", "DIFFUSION_SAMPLER", "KINDS", "MIN_OBSERVATIONS", "TINY",
+    "DEFAULT_PRIORS", "DIFFUSION_SAMPLER", "KINDS", "MIN_OBSERVATIONS", "TINY",
     "DiffusionData", "DiffusionModel", "FittedDiffusion", "bass_adoptions", "bass_cdf",
     "bass_pdf", "bass_peak_time", "build_diffusion_model", "diffusion_report", "effective_time",
-    "epoch_units", "fit_units_csv", "gbass_adoptions", "norton_bass_adoptions",
+    "fit_units_csv", "gbass_adoptions", "norton_bass_adoptions",
     "norton_bass_cumulative", "period_labels", "period_positions", "prepare_diffusion_data",
     "read_units_csv", "simulate_units", "summary_vars",
 ]

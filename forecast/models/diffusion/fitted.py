@@ -68,7 +68,7 @@ class FittedDiffusion(Fitted):
         ----------
         quarters
             Number of future periods h: the h periods after the last fitted one. A diffusion
-            series keeps its own periods (quarters for Epoch's volumes, but years or plain
+            series keeps its own periods (quarters for a quarterly series, years or plain
             integers for a user's series), and the result is labelled in them.
         draws, seed
             Number of sample paths (default: one per posterior sample) and the random seed

@@ -15,7 +15,6 @@ from forecast.models.diffusion.data import (
     MIN_OBSERVATIONS,
     DiffusionData,
     check_kind,
-    epoch_units,
     prepare_diffusion_data,
 )
 from forecast.models.diffusion.fitted import FittedDiffusion
@@ -29,13 +28,6 @@ from forecast.models.protocol import BayesianModel
 #: A short series before its peak (Trainium2, 7 quarters) leaves m loose and gave a few
 #: divergences at target_accept 0.9, none at 0.95.
 DIFFUSION_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "draws": 2000, "target_accept": 0.95}
-
-#: The Epoch series :meth:`DiffusionModel.prepare` fits when given no chip: H100 (13 quarters,
-#: past its peak) for one series, three NVIDIA data-centre generations for Norton-Bass.
-DEFAULT_CHIPS: dict[str, str | tuple[str, ...]] = {
-    "bass": "H100", "gbass": "H100", "norton-bass": ("A100", "H100", "B200"),
-}
-
 
 class DiffusionModel(BayesianModel):
     """Configuration of a Bass-family diffusion model; :meth:`fit` returns a fitted model.
@@ -69,22 +61,27 @@ class DiffusionModel(BayesianModel):
     # ----------------------------------------------------------------- inputs
 
     def prepare(self, dataset: Any, scenario: Any = None, *,
-                chip: str | Sequence[str] | None = None, vendor_group: str | None = None,
-                value: str = "units_median",
+                series: pd.Series | pd.DataFrame | None = None,
                 covariate: pd.Series | Sequence[float] | np.ndarray | None = None,
                 launch_offset: int = 0) -> DiffusionData:
-        """Epoch's modelled unit shipments of a chip (or generations of chips) per quarter.
+        """A unit series arranged for the model, as :meth:`prepare_series` does.
 
-        The scenario does not matter. ``chip``, ``vendor_group`` and ``value`` pick the
-        series as in :func:`~forecast.models.diffusion.data.epoch_units`; with neither chip
-        nor vendor group, :data:`DEFAULT_CHIPS` of the model's kind. ``covariate`` (gbass,
-        e.g. price-performance per quarter) and ``launch_offset`` as in
-        :meth:`prepare_series`.
+        The shipped data hold no unit shipments: Epoch AI's modelled chip volumes were
+        generated after the data's as-of date and left ``data/``. ``series`` is therefore
+        required (a user's own series; ``python cli.py diffusion FILE.csv`` reads one from a
+        file); the dataset and scenario do not matter.
+
+        Raises
+        ------
+        ForecastError
+            Without ``series``.
         """
-        if chip is None and vendor_group is None:
-            chip = DEFAULT_CHIPS[self.kind]
-        units = epoch_units(dataset, vendor_group=vendor_group, chip=chip, value=value)
-        return self.prepare_series(units, covariate=covariate, launch_offset=launch_offset)
+        if series is None:
+            raise ForecastError(
+                "the diffusion model needs a unit series: the data hold none (Epoch's modelled "
+                "volumes, generated after the as-of date, were removed); pass series=, or fit "
+                "a file with python cli.py diffusion FILE.csv")
+        return self.prepare_series(series, covariate=covariate, launch_offset=launch_offset)
 
     def prepare_series(
         self,

@@ -1,5 +1,4 @@
-"""forecast.models.diffusion.data (and simulate): periods, prepared series, covariates,
-Epoch's volumes."""
+"""forecast.models.diffusion.data (and simulate): periods, prepared series, covariates."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ import pytest
 from forecast.core.errors import ForecastError
 from forecast.models.diffusion import (
     bass_adoptions,
-    epoch_units,
     norton_bass_adoptions,
     period_labels,
     period_positions,
@@ -145,43 +143,3 @@ def test_simulated_units_are_the_curve_times_lognormal_noise():
     assert frame["gen2"].isna().sum() == 4 and frame["gen1"].notna().all()
     mean = norton_bass_adoptions(10, [0, 4], 0.02, 0.3, [1e5, 1e5])
     np.testing.assert_allclose(frame["gen2"].to_numpy()[4:], mean[4:, 1])
-
-
-# --------------------------------------------------------------------------- Epoch volumes
-
-
-def test_epoch_units_catalogue_name_sums_variants(dataset):
-    family = epoch_units(dataset, chip="H100 SXM5 80GB")
-    recorded = epoch_units(dataset, chip="H100")
-    assert isinstance(family.index, pd.PeriodIndex)
-    assert family.index.is_unique and recorded.index.is_unique
-    assert family.sum() > recorded.sum()
-    volumes = dataset.volumes
-    assert recorded.sum() == volumes.loc[volumes["chip_as_recorded"] == "H100",
-                                         "units_median"].sum()
-    assert (str(recorded.index[0]), str(recorded.index[-1]), len(recorded)) == (
-        "2022Q3", "2025Q3", 13)
-
-
-def test_epoch_units_generations_and_errors(dataset):
-    frame = epoch_units(dataset, chip=["A100", "H100", "B200"])
-    assert list(frame.columns) == ["A100", "H100", "B200"]
-    assert frame["B200"].first_valid_index() > frame["H100"].first_valid_index()
-    aws = epoch_units(dataset, vendor_group="aws")
-    assert list(aws.columns) == ["Trainium1", "Trainium2"]
-    with pytest.raises(ForecastError, match="no volumes"):
-        epoch_units(dataset, chip="H900")
-    with pytest.raises(ForecastError, match="vendor group 'ibm' has no volumes"):
-        epoch_units(dataset, vendor_group="ibm")
-    with pytest.raises(ForecastError, match="vendor_group or a chip"):
-        epoch_units(dataset)
-    with pytest.raises(ForecastError, match="units_median, units_p5"):
-        epoch_units(dataset, chip="H100", value="units_mean")
-    data = prepare_diffusion_data(frame, "norton-bass")
-    assert data.launch_periods == (0, 3, 12)
-
-
-def test_epoch_bands_bracket_the_median(dataset):
-    low, mid, high = (epoch_units(dataset, chip="H100", value=value)
-                      for value in ("units_p5", "units_median", "units_p95"))
-    assert (low <= mid).all() and (mid <= high).all() and (low < high).any()
