@@ -134,10 +134,10 @@ def _fit_for(scenario: Any, dataset: Dataset, root: str | Path | None,
 
 def _spend_data_end(dataset: Dataset) -> str:
     """The last quarter the spend model would be fitted to (its forecasts start after)."""
-    from forecast.models.spend.data import spend_timeline
+    from forecast.models.spend.data import model_quarters
     from forecast.models.spend.evidence import observation_frames
 
-    return spend_timeline(observation_frames(dataset))[-1]
+    return model_quarters(observation_frames(dataset))[-1]
 
 
 def check_paths(scenario: Any, dataset: Dataset, data_end: str, draws: int | None,

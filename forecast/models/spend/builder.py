@@ -16,6 +16,7 @@ from forecast.models.priors import prior
 from forecast.models.spend.data import (
     RAMP_WIDTH,
     lift_layout,
+    model_quarters,
     position_window,
     spend_timeline,
 )
@@ -82,7 +83,7 @@ def build_spend_model(data: Mapping[str, pd.DataFrame],
     import pymc as pm
 
     timeline = spend_timeline(data)
-    window = position_window(timeline)
+    window = position_window(model_quarters(data))
     lifts = lift_layout(data["ramps"])
     coords = {"quarter": timeline, "change": timeline[1:], "position_quarter": window,
               "rival": list(RIVALS), "group": list(LATENT_GROUPS),
@@ -91,8 +92,7 @@ def build_spend_model(data: Mapping[str, pd.DataFrame],
     with pm.Model(coords=coords) as model:
         params = _parameters(priors)
         log_nv = _common_level(data, timeline, params)
-        log_spend = _relative_positions(data, window, log_nv[len(timeline) - len(window):],
-                                        params, priors)
+        log_spend = _relative_positions(data, window, log_nv[-len(window):], params, priors)
         series_observations(data["observations"], timeline, window, log_nv, log_spend,
                             params, priors)
         guidance_observations(data["guidance"], data["observations"], window, log_spend,
@@ -121,10 +121,11 @@ def _parameters(priors: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 
 def _common_level(data: Mapping[str, pd.DataFrame], timeline: list[str],
                   params: Mapping[str, Any]) -> Any:
-    """NVIDIA's log compute spend over the timeline (its Data Center revenue, exact, times the
-    compute fraction) and the damped trend's likelihood of its changes, as an observed
-    variable of one-step-ahead predictive normals; the filtered state of the last quarter
-    (or of the quarter after it, when NVIDIA guided it: the nowcast) is kept for forecasts.
+    """NVIDIA's log compute spend over the model's quarters (its Data Center revenue, exact,
+    times the compute fraction; then the guided quarter's latent level, when NVIDIA guided
+    the quarter after its data) and the damped trend's likelihood of its changes, as an
+    observed variable of one-step-ahead predictive normals; the filtered state of the last
+    quarter is kept for forecasts.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -141,27 +142,30 @@ def _common_level(data: Mapping[str, pd.DataFrame], timeline: list[str],
     mean, var, growth, var_growth = growth_filter_scan(np.diff(log_dc), trend, scales)
     pm.Normal("obs_nvidia_data_center", mu=mean, sigma=pt.sqrt(var), observed=np.diff(log_dc),
               dims="change")
-    level, var_level, cov = log_nv[-1], pt.zeros(()), pt.zeros(())
+    level, growth_last = log_nv[-1], growth
+    var_level, cov = pt.zeros(()), pt.zeros(())
     nowcast = nowcast_guide(data["guidance"], timeline, params)
     if nowcast is not None:
+        # The guided quarter's level is latent: the trend's one-step-ahead normal is its
+        # prior, the guide (read through its beat) its observation. The growth is then
+        # filtered through the sampled level exactly (its level variance is zero).
         scale = pm.InverseGamma("shock_scale_nowcast", alpha=SHOCK_SCALE_ALPHA,
                                 beta=SHOCK_SCALE_BETA)
+        predicted = trend.growth_longrun + trend.phi * (growth - trend.growth_longrun)
+        spread = (trend.phi**2 * var_growth
+                  + scale * (trend.sigma_growth**2 + trend.sigma_level**2))
+        level_next = pm.Normal("level_nowcast", mu=level + predicted, sigma=pt.sqrt(spread))
+        reading, scatter, log_guided = nowcast
+        pm.Normal("obs_guide_nowcast", mu=level_next - (reading - log_guided),
+                  sigma=scatter, observed=log_guided)
         start = TrendParams(trend.phi, trend.growth_longrun, trend.sigma_level,
                             trend.sigma_growth, growth)
-        step = growth_filter([nowcast[0] - level], [nowcast[1] ** 2], start, xp=pt,
+        step = growth_filter([level_next - level], [0.0], start, xp=pt,
                              start_var=var_growth, scales=[scale])
-        # The guide read as an observation of the next quarter's level: its one-step-ahead
-        # predictive normal.
-        predicted = start.growth_longrun + start.phi * (growth - start.growth_longrun)
-        spread = (start.phi**2 * var_growth + scale * (trend.sigma_growth**2
-                                                        + trend.sigma_level**2))
-        reading, scatter, log_guided = nowcast
-        pm.Normal("obs_guide_nowcast", mu=level + predicted - (reading - log_guided),
-                  sigma=pt.sqrt(spread + scatter**2), observed=log_guided)
-        level, growth = level + step.level, step.growth
-        var_level, cov, var_growth = step.var_level, step.cov_level_growth, step.var_growth
+        level, growth_last, var_growth = level_next, step.growth, step.var_growth
+        log_nv = pt.concatenate([log_nv, level_next[None]])
     pm.Deterministic("level_last", level)
-    pm.Deterministic("growth_last", growth)
+    pm.Deterministic("growth_last", growth_last)
     pm.Deterministic("state_var_level", var_level)
     pm.Deterministic("state_cov", cov)
     pm.Deterministic("state_var_growth", var_growth)

@@ -129,10 +129,9 @@ def prepare_spend_data(dataset: Any, costs: pd.DataFrame,
         (:func:`~forecast.models.spend.statements.aws_frames`).
     """
     frames = observation_frames(dataset)
-    timeline = spend_timeline(frames)
-    window = position_window(timeline)
+    window = position_window(model_quarters(frames))
     frames["costs"] = cost_frame(np.log(costs.astype(float)), window)
-    frames["ramps"] = ramp_frame(dataset.accelerators, timeline[-1])
+    frames["ramps"] = ramp_frame(dataset.accelerators, spend_timeline(frames)[-1])
     frames.update(aws_frames(dataset, window, frames["ramps"], readings))
     return frames
 
@@ -164,3 +163,14 @@ def lift_layout(ramps: pd.DataFrame) -> dict[str, Any]:
             "ahead": list(lifted.loc[ahead, "generation"]),
             "owner": np.array([RIVALS.index(r) for r in ordered["rival"]], dtype=int),
             "midpoint": ordered["midpoint"].to_numpy(float)}
+
+
+def model_quarters(data: Mapping[str, pd.DataFrame]) -> list[str]:
+    """The quarters of the model: NVIDIA's reported ones, then the quarter after them when
+    NVIDIA guided it (its level latent, the guide its observation): the last quarter
+    Amazon's statements and Broadcom's guide may describe."""
+    from forecast.models.spend.likelihood import nowcast_quarter
+
+    timeline = spend_timeline(data)
+    ahead = nowcast_quarter(data.get("guidance"), timeline)
+    return timeline + ([ahead] if ahead else [])

@@ -144,10 +144,8 @@ class FittedSpend(Fitted):
         years = (t - quarter_index(self.window[0])) / 4.0
         adjusted = simulate_positions(self._position_state(pick), gap, years, rng)
         position = adjusted + self._ramps(pick, t)
-        nowcast = (self.stacked("shock_scale_nowcast", pick) if self.config.get("nowcast")
-                   else None)
         level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
-                               horizon, rng, nowcast)
+                               horizon, rng)
         weight = np.log1p(np.exp(position).sum(axis=1))
         demand = level + weight  # log TAM before the bound
         if bound is not None:

@@ -26,7 +26,12 @@ from forecast.models.spend.builder import (
     SUMMARY_VARS,
     build_spend_model,
 )
-from forecast.models.spend.data import position_window, prepare_spend_data, spend_timeline
+from forecast.models.spend.data import (
+    model_quarters,
+    position_window,
+    prepare_spend_data,
+    spend_timeline,
+)
 from forecast.models.spend.defaults import DEFAULT_PRIORS
 from forecast.models.spend.fitted import FittedSpend
 from forecast.models.spend.fleet import AWS_VARS
@@ -92,8 +97,8 @@ class SpendModel(BayesianModel):
                                 "TCO inputs; give a scenario (forecast.load_scenario('base'))")
         from forecast.models.spend.evidence import observation_frames
 
-        timeline = spend_timeline(observation_frames(dataset))
-        costs = historical_costs(dataset, scenario, position_window(timeline),
+        quarters = model_quarters(observation_frames(dataset))
+        costs = historical_costs(dataset, scenario, position_window(quarters),
                                  ramp_quarters=ramp_quarters_of(scenario), vendors=VENDORS)
         frames = prepare_spend_data(dataset, costs, readings_of(scenario))
         mfu = input_medians(scenario, ["mfu_aws", "mfu_nvidia"])
@@ -102,7 +107,7 @@ class SpendModel(BayesianModel):
         return frames
 
     def check_inputs(self, inputs: Mapping[str, pd.DataFrame]) -> None:
-        window = position_window(spend_timeline(inputs))
+        window = position_window(model_quarters(inputs))
         if len(window) < 4:
             raise ForecastError(f"spend model: {len(window)} quarters from the rivals' first "
                                 "position quarter; need at least 4")
@@ -138,11 +143,11 @@ class SpendModel(BayesianModel):
 
     def fitted_config(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
         timeline = spend_timeline(inputs)
-        return {"timeline": timeline, "window": position_window(timeline),
+        return {"timeline": timeline, "window": position_window(model_quarters(inputs)),
                 "nowcast": nowcast_quarter(inputs.get("guidance"), timeline)}
 
     def fitted_meta(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
-        return {"data_end": spend_timeline(inputs)[-1],
+        return {"data_end": model_quarters(inputs)[-1],
                 "n_observations": int(len(inputs["observations"])),
                 "cost_basis": str(inputs["utilisation"]["basis"].iloc[0])}
 

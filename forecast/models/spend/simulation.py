@@ -57,15 +57,13 @@ def soft_minimum(a: np.ndarray, b: np.ndarray, softness: float = BOUND_SOFTNESS)
     return low - softness * np.log1p(np.exp(-np.abs(a - b) / softness))
 
 
-def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Generator,
-                   nowcast_scale: np.ndarray | None = None) -> np.ndarray:
+def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Generator
+                   ) -> np.ndarray:
     """NVIDIA's log compute spend over the next ``horizon`` quarters (draw, horizon),
     unconstrained: the demand the damped trend carries.
 
     ``s`` holds per path the trend's parameters and filtered state (``level_last``,
-    ``growth_last``, ``state_var_*``). With ``nowcast_scale`` the filtered state is that of
-    the first forecast quarter (a guide was read there): its draw is that quarter's level.
-    Random numbers, in order: the state draw, the shock scales, the trend's shocks.
+    ``growth_last``, ``state_var_*``). Random numbers, in order: the state draw, the shock scales, the trend's shocks.
     """
     trend = TrendParams(s["growth_persistence"], s["growth_longrun"], s["sigma_level"],
                         s["sigma_growth"], s["growth_init"])
@@ -73,11 +71,7 @@ def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Gen
                           s["state_cov"], s["state_var_growth"], None)
     level, growth = sample_state(state, rng)
     scales = draw_shock_scales(rng, (len(level), horizon))
-    if nowcast_scale is None:
-        return simulate_trend(level, growth, trend, horizon, rng, scales)
-    scales[:, 0] = nowcast_scale
-    later = simulate_trend(level, growth, trend, horizon - 1, rng, scales[:, 1:])
-    return np.concatenate([level[:, None], later], axis=1)
+    return simulate_trend(level, growth, trend, horizon, rng, scales)
 
 
 def bounded_level(level: np.ndarray, log_weight: np.ndarray, bound: np.ndarray
