@@ -15,7 +15,7 @@ import sys
 if __name__ == "__main__":
     # Run as a command. Importing numpy, pandas and xarray creates ~150,000 objects that
     # live until exit; the cyclic garbage collector would scan them several times during
-    # the imports and again at exit, about 0.3 s of a 2 s forecast. Paused here, and the
+    # the imports and again at exit, a noticeable part of a warm forecast. Paused here, and the
     # survivors frozen out of its reach before the command runs (see the end of the file).
     gc.disable()
 
