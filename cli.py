@@ -304,7 +304,7 @@ def _add_check(commands: Commands) -> None:
 def _add_diffusion(commands: Commands) -> None:
     diffusion = commands.add_parser("diffusion", help="fit a Bass-family model to a unit series")
     diffusion.add_argument("file", type=check.existing_file,
-                           help="CSV with columns period,value (see README)")
+                           help="CSV with columns period,value (see docs/models/diffusion.md)")
     diffusion.add_argument("--model", choices=["bass", "gbass", "norton-bass"], default="bass")
     diffusion.add_argument("--format", choices=["table", "json"], default="table")
     diffusion.add_argument("--quiet", action="store_true", help="no progress note or bar")
