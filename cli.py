@@ -15,7 +15,7 @@ import sys
 if __name__ == "__main__":
     # Run as a command. Importing numpy, pandas and xarray creates ~150,000 objects that
     # live until exit; the cyclic garbage collector would scan them several times during
-    # the imports and again at exit, about 0.3 s of a 2 s forecast. Paused here, and the
+    # the imports and again at exit, a noticeable part of a warm forecast. Paused here, and the
     # survivors frozen out of its reach before the command runs (see the end of the file).
     gc.disable()
 
@@ -304,7 +304,7 @@ def _add_check(commands: Commands) -> None:
 def _add_diffusion(commands: Commands) -> None:
     diffusion = commands.add_parser("diffusion", help="fit a Bass-family model to a unit series")
     diffusion.add_argument("file", type=check.existing_file,
-                           help="CSV with columns period,value (see README)")
+                           help="CSV with columns period,value (see docs/models/diffusion.md)")
     diffusion.add_argument("--model", choices=["bass", "gbass", "norton-bass"], default="bass")
     diffusion.add_argument("--format", choices=["table", "json"], default="table")
     diffusion.add_argument("--quiet", action="store_true", help="no progress note or bar")

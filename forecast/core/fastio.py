@@ -1,10 +1,9 @@
 """Pickle-free ``.npz`` copies of a fitted model's posterior and data frames.
 
 A saved fit keeps its archival files (NetCDF posterior, Parquet frames: ArviZ, pandas and
-other tools read them). Next to them go plain-array copies that a warm forecast loads in
-milliseconds: reading the NetCDF posteriors took about half a second, and the Parquet frames
-about 70 ms (with 30 ms of pyarrow's dataset modules imported on the way) against the 2 s
-a forecast has.
+other tools read them). Next to them go plain-array copies that a warm forecast loads
+without the NetCDF engine, Parquet or pyarrow's dataset modules, whose import and reading
+would take a large part of a forecast's time budget.
 
 Every copy is optional: a loader returns None when a copy is missing, unreadable, fails its
 checksum or holds something it cannot represent, and the caller reads the archival file

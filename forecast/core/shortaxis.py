@@ -1,10 +1,10 @@
 """Sums and maxima over a short axis (a handful of vendors), without numpy's reduce.
 
 ``values.sum(axis=-1)`` over an axis of 4 or 5 elements runs numpy's reduction loop once per
-outer element, which at forecast sizes (4,000 draws x 21 quarters x 5 vendors) takes about
-as long as an ``exp`` of the whole array. Folding the axis slice by slice with a binary ufunc
+outer element, which at forecast sizes (thousands of draws x quarters x 5 vendors) costs
+more than the arithmetic itself. Folding the axis slice by slice with a binary ufunc
 (``out = v[0]; out += v[1]; ...``) does the same arithmetic in the same order for fewer than
-eight elements (numpy adds short runs left to right) and runs 2-3 times faster.
+eight elements (numpy adds short runs left to right) without that per-element loop.
 """
 
 from __future__ import annotations

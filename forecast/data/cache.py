@@ -1,6 +1,6 @@
 """The validated-dataset cache: a clean parse is kept under the hash of its inputs.
 
-Parsing and validating every file takes about 0.1 s, a twentieth of a warm forecast's
+Parsing and validating every file is a noticeable part of a warm forecast's time
 budget. A dataset that validated cleanly is therefore kept under a key made of the SHA-256
 of every data file (and of the as-of file), of the source of every module that parses them
 (:data:`PARSING_SOURCES`) and of the library versions: any change to a data file (or to the

@@ -12,8 +12,8 @@ from the scenario's inputs (each sourced in its rationale, data/ rows dated by 2
   times their average selling price.
 
 The spend model's common level fades against the tightest of them
-(:func:`forecast.models.spend.simulation.fade`): a soft upper constraint on the TAM's path,
-not a clip of it.
+(:func:`forecast.models.spend.simulation.bounded_level`): a soft upper constraint on the
+TAM's path, not a clip of it. The model card is docs/models/bounds.md.
 """
 
 from __future__ import annotations

@@ -470,8 +470,8 @@ def _vendor_costs(columns: ChipColumns, col: Mapping[str, np.ndarray],
     start = quarter_index(labels[0])
     out = np.full((n, len(labels), len(vendors)), np.nan)
     for i, label in enumerate(labels):
-        # One quarter per best_offer call: its (draws, chips) arrays stay in the CPU cache
-        # (stacking quarters into one call measured 40% slower).
+        # One quarter per best_offer call: its (draws, chips) arrays stay in the CPU cache,
+        # which stacking quarters into one call would not.
         quarter = quarter_index(label)
         cost = cost_per_pflop(eroded_capex(capex, release, rate, quarter, start), tflops,
                               tdp[None, :], mfu, tco)

@@ -200,8 +200,8 @@ class Fitted:
         if idata is None:
             idata = az.InferenceData(posterior=self.posterior)
         groups = [group for group in STORED_GROUPS if group in idata.groups()]
-        # Uncompressed: zlib saved 5% of the shipped fits' 108 MB and took 2.8 of a warm
-        # refit's 6 s of writing (draws of continuous parameters barely compress).
+        # Uncompressed: draws of continuous parameters barely compress, and zlib would cost
+        # time on every refit's writing.
         for group in groups:
             for variable in getattr(idata, group).variables.values():
                 variable.encoding.pop("zlib", None)

@@ -1,12 +1,12 @@
 """Pointwise log likelihood of a posterior: what ArviZ's LOO reads, computed draw by draw.
 
 PyMC's ``compute_log_likelihood`` evaluates the same function but routes every draw through
-xarray and PyTensor's checked call (about 0.5 ms a draw, 9 s for the price model's 16,000
-draws, a tenth of a warm refit). Here the function is called on plain arrays with its input
-checks off, the arrays cast to the dtypes it was compiled for beforehand. Building and
-compiling the function (PyTensor's rewrites) costs about a second a model; with a
-``cache_key`` it is done once a process for every model with that key and the same
-``pm.Data`` values (a warm refit's bull, base and bear fits reuse the cold refit's).
+xarray and PyTensor's checked call, a per-draw overhead that adds up over a posterior's
+thousands of draws. Here the function is called on plain arrays with its input checks off,
+the arrays cast to the dtypes it was compiled for beforehand. Building and compiling the
+function (PyTensor's rewrites) is not free either; with a ``cache_key`` it is done once a
+process for every model with that key and the same ``pm.Data`` values (a warm refit's bull,
+base and bear fits reuse the cold refit's).
 """
 
 from __future__ import annotations

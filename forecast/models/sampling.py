@@ -15,8 +15,9 @@ import numpy as np
 
 from forecast.models.draws import compiled_key, evaluate_over_draws
 
-#: Sampler settings used unless the caller overrides them. ``nuts_sampler`` is chosen by the
-#: benchmark in ``benchmarks/`` (see README).
+#: Sampler settings used unless the caller overrides them; each model's own default sampler
+#: (its ``default_sampler``) overrides them in turn (``benchmarks/bench_price.py`` compares
+#: PyMC's NUTS with nutpie: docs/benchmarks.md).
 DEFAULT_SAMPLER: dict[str, Any] = {
     "draws": 1000,
     "tune": 1000,

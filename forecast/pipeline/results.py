@@ -138,7 +138,7 @@ class Forecast:
 
         Computed in numpy on the path arrays, with the same arithmetic as
         ``self.annual(metric).quantile(q, dim="draw", skipna=True)`` (a test checks the two
-        agree exactly): going through xarray and a pandas pivot took ten times as long.
+        agree exactly), without the cost of going through xarray and a pandas pivot.
         """
         if freq not in ("year", "quarter"):
             raise ForecastError(f"freq must be 'year' or 'quarter', got {freq!r}")

@@ -21,8 +21,8 @@ from forecast.core.errors import FitError, ForecastError
 from forecast.data.dataset import Dataset
 from forecast.pipeline.results import Forecast
 
-#: Peak memory of a forecast over the size of its paths (measured 2.2-2.8: the models'
-#: intermediate draws, the scenario inputs, the annual quantiles), rounded up.
+#: Peak memory of a forecast over the size of its paths (the models' intermediate draws,
+#: the scenario inputs and the annual quantiles come on top of the paths), with a margin.
 PEAK_OVER_PATHS = 3.0
 #: Share of the available memory a forecast may plan to use.
 MEMORY_MARGIN = 0.8

@@ -18,8 +18,8 @@ import numpy as np
 
 from forecast.core.calendar import quarter_index, quarter_label
 
-# Not scipy: scipy.special takes 0.3-0.5 s to import and scipy.stats about a second more, a
-# large part of a warm forecast's budget. The functions sampling needs are in
+# Not scipy: importing scipy.special, and scipy.stats even more, would take a large part of a
+# warm forecast's time budget. The functions sampling needs are in
 # forecast.core.special (numpy); scipy.stats is imported on demand for the distributions only
 # prior overrides use and for Latin hypercube sampling.
 from forecast.core.special import betainc, betaincinv, ndtr, ndtri, truncnorm_ppf
@@ -375,8 +375,8 @@ def inverse_cdfs(specs: Sequence[InputSpec], uniforms: np.ndarray) -> list[np.nd
     """``specs[j].ppf(uniforms[:, j])`` for every column ``j``, the same values.
 
     The beta and PERT columns go through one :func:`~forecast.core.special.betaincinv` call, as
-    its values do not depend on what else is in the call: for a handful of such inputs at a
-    few thousand draws that is about a third faster than one call each.
+    its values do not depend on what else is in the call, and one call costs less than one
+    per column.
     """
     columns: list[np.ndarray | None] = [None] * len(specs)
     family = [j for j, spec in enumerate(specs) if spec.beta_form is not None]

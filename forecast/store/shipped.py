@@ -43,8 +43,8 @@ SHIPPED_DIR = Path(__file__).resolve().parents[2] / "published"
 #: Another shipped fit directory, or ``off`` for none (tests, and users who want none).
 SHIPPED_ENV = "FORECAST_SHIPPED_FIT"
 #: Posterior draws kept per model: the forecasts' and theses' Monte Carlo error is set by
-#: the posterior's effective sample size (about 600-1,000 for every model at the default
-#: samplers), which thinning to this many draws barely lowers.
+#: the posterior's effective sample size (at least the gate's 400 for every model at the
+#: default samplers), which thinning to this many draws barely lowers.
 KEEP_SAMPLES = 1000
 #: float32 only where its rounding is at most this share of a variable's Monte Carlo
 #: standard error (posterior sd / sqrt(draws kept)).

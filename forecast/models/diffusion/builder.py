@@ -1,4 +1,4 @@
-"""The PyMC builder of the diffusion models (see :mod:`forecast.models.diffusion`)."""
+"""The PyMC builder of the diffusion models (docs/models/diffusion.md)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def summary_vars(kind: str) -> tuple[str, ...]:
 
 
 def build_diffusion_model(data: DiffusionData, priors: Mapping[str, Mapping[str, Any]]) -> Any:
-    """The PyMC model of the package docstring for prepared ``data`` and complete ``priors``."""
+    """The PyMC model of docs/models/diffusion.md for prepared ``data`` and complete ``priors``."""
     import pymc as pm
     import pytensor.tensor as pt
 

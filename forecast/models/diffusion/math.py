@@ -1,4 +1,4 @@
-"""The diffusion models' math (see :mod:`forecast.models.diffusion`): Bass, generalised Bass
+"""The diffusion models' math (docs/models/diffusion.md): Bass, generalised Bass
 and Norton-Bass curves.
 
 The ``..._expr`` helpers are written once for numpy and PyTensor (``xp`` is the ``numpy`` or
@@ -196,7 +196,7 @@ def norton_bass_adoptions(n_periods: int, launch_periods: Any, p: Any, q: Any, m
     sales
         ``"gross"`` (default): units sold, ``(D_g(k) - D_g(k-1)) (1 - F_{g+1}(k))``, never
         negative; ``"net"``: change of the installed base ``S_g(k) - S_g(k-1)``, negative for
-        an old generation whose users upgrade (see :mod:`forecast.models.diffusion`).
+        an old generation whose users upgrade (docs/models/diffusion.md).
 
     Returns
     -------

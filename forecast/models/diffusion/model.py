@@ -20,13 +20,11 @@ from forecast.models.diffusion.data import (
 from forecast.models.diffusion.fitted import FittedDiffusion
 from forecast.models.protocol import BayesianModel
 
-#: On Epoch's H100 series (13 quarters, 1,000 draws a chain) nutpie and PyMC's NUTS both
-#: sampled without divergences; nutpie gave about twice the bulk ESS per second (PyMC's
-#: compile and process start-up dominate a model this small). p and q are strongly
-#: correlated in the posterior (a later peak is a smaller p or a larger q), so ESS is only
-#: about 0.25 per draw: 2,000 draws a chain keep bulk ESS above the 400 of the default gate.
-#: A short series before its peak (Trainium2, 7 quarters) leaves m loose and gave a few
-#: divergences at target_accept 0.9, none at 0.95.
+#: nutpie: for a model this small PyMC's compile and process start-up dominate. p and q are
+#: strongly correlated in the posterior (a later peak is a smaller p or a larger q), which
+#: lowers the ESS per draw: 2,000 draws a chain keep bulk ESS above the default gate's 400.
+#: A short series before its peak leaves m loose; target_accept 0.95 keeps its sampler clear
+#: of divergences.
 DIFFUSION_SAMPLER: dict[str, Any] = {"nuts_sampler": "nutpie", "draws": 2000, "target_accept": 0.95}
 
 class DiffusionModel(BayesianModel):
