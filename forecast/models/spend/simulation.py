@@ -63,7 +63,8 @@ def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Gen
     unconstrained: the demand the damped trend carries.
 
     ``s`` holds per path the trend's parameters and filtered state (``level_last``,
-    ``growth_last``, ``state_var_*``). Random numbers, in order: the state draw, the shock scales, the trend's shocks.
+    ``growth_last``, ``state_var_*``). Random numbers, in order: the state draw, the shock
+    scales, the trend's shocks.
     """
     trend = TrendParams(s["growth_persistence"], s["growth_longrun"], s["sigma_level"],
                         s["sigma_growth"], s["growth_init"])
