@@ -133,7 +133,7 @@ MODEL_PRIORS: Final[dict[str, tuple[str, ...]]] = {
               "price_coefficient",
               "adjustment_speed", "deviation_persistence", "ecosystem",
               "ecosystem_erosion", "deviation_sd", "ramp_lift", "ramp_lift_ahead",
-              "sigma_broadcom", "visibility_conversion", "nvidia_compute_fraction",
+              "sigma_broadcom", "nvidia_compute_fraction",
               "sigma_networking", "broadcom_custom_fraction",
               "google_fraction_of_custom", "rest_custom_fraction",
               "amd_cpu_fraction_start", "amd_cpu_growth", "sigma_amd",

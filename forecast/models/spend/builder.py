@@ -26,6 +26,7 @@ from forecast.models.spend.likelihood import (
     guidance_observations,
     nowcast_guide,
     series_observations,
+    visibility_observations,
 )
 from forecast.models.spend.math import (
     LATENT_GROUPS,
@@ -39,6 +40,7 @@ from forecast.models.spend.math import (
 from forecast.models.spend.trend import (
     SHOCK_SCALE_ALPHA,
     SHOCK_SCALE_BETA,
+    FilteredState,
     TrendParams,
     growth_filter,
     growth_filter_scan,
@@ -169,6 +171,9 @@ def _common_level(data: Mapping[str, pd.DataFrame], timeline: list[str],
     pm.Deterministic("state_var_level", var_level)
     pm.Deterministic("state_cov", cov)
     pm.Deterministic("state_var_growth", var_growth)
+    visibility_observations(data.get("visibility"), model_quarters(data), log_nv,
+                            FilteredState(level, growth_last, var_level, cov, var_growth, None),
+                            trend, params)
     return log_nv
 
 

@@ -126,13 +126,6 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
                      "90% range 3-8%, kept off zero: an exact proxy would pin the custom "
                      "group's deviations to the data and leave the sampler a funnel.",
     },
-    "visibility_conversion": {
-        "dist": "normal", "mu": 0.0, "sigma": 0.15, "unit": "log USD",
-        "rationale": "log(revenue / visibility) of NVIDIA's USD 500 billion Blackwell + Rubin "
-                     "visibility through 2026 (2025-10-28): visibility is not a backlog, "
-                     "so the revenue of the window may fall short or run over; 90% range "
-                     "-22% to +28%.",
-    },
     "nvidia_compute_fraction": {
         "dist": "beta", "alpha": 8.0, "beta": 2.0,
         "rationale": "Compute share of NVIDIA's Data Center segment (the rest is networking). "

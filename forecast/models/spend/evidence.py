@@ -34,6 +34,8 @@ FORECAST_SERIES: tuple[str, ...] = (
 )
 #: Columns of the ``censored`` frame.
 CENSORED_COLUMNS = ["kind", "group", "quarters", "lower", "upper", "label"]
+#: Columns of the ``visibility`` frame: a vendor's stated bookings or visibility over a span.
+VISIBILITY_COLUMNS = ["first", "last", "value", "label"]
 #: Columns of the ``guidance`` frame.
 GUIDANCE_COLUMNS = ["series", "fiscal_period", "quarter", "guided", "actual", "label"]
 #: Revenue segment each guided series is reported in: series -> (company, segment).
@@ -64,7 +66,32 @@ def observation_frames(dataset: Any) -> dict[str, pd.DataFrame]:
                        "level's series)")
     censored = instinct_lower_bounds(dataset.revenue) + nvidia_share_bounds(observations)
     return {"observations": observations, "guidance": guidance_rows(dataset),
-            "censored": pd.DataFrame(censored, columns=CENSORED_COLUMNS)}
+            "censored": pd.DataFrame(censored, columns=CENSORED_COLUMNS),
+            "visibility": visibility_rows(dataset)}
+
+
+def visibility_rows(dataset: Any) -> pd.DataFrame:
+    """NVIDIA's stated visibility of its Data Center revenue over a span (first and last
+    quarter, USD bn): the bookings rows NVIDIA states for all its buyers together, in USD.
+
+    Single-buyer deals are left out: they overlap each other and the vendor-wide figure
+    (``data/bookings_and_deals.csv``'s README), and most start after the horizon's first
+    year. A dataset without the bookings table gives an empty frame.
+    """
+    bookings = getattr(dataset, "bookings", None)
+    if bookings is None or bookings.empty:
+        return pd.DataFrame(columns=VISIBILITY_COLUMNS)
+    rows = bookings[(bookings["supplier"] == "NVIDIA")
+                    & (bookings["accelerator_vendor"] == "nvidia")
+                    & (bookings["unit"] == "USD billions")
+                    & bookings["buyer"].str.startswith("multiple")
+                    & bookings["period_start"].notna() & bookings["period_end"].notna()]
+    return pd.DataFrame({
+        "first": [quarter_label(pd.Period(t, freq="Q")) for t in rows["period_start"]],
+        "last": [quarter_label(pd.Period(t, freq="Q")) for t in rows["period_end"]],
+        "value": rows["quantity"].to_numpy(float),
+        "label": [f"NVIDIA visibility {t:%Y-%m-%d}" for t in rows["published"]]},
+        columns=VISIBILITY_COLUMNS)
 
 
 def observed_series(dataset: Any, name: str) -> pd.DataFrame:

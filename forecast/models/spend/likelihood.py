@@ -11,6 +11,8 @@ own error (a pointwise log likelihood, a posterior predictive), none a posterior
 - Guides: a reported quarter's guide observes its vendor's beat; Broadcom's guide of a
   quarter it has not reported observes the custom group there; NVIDIA's guide of the quarter
   after the data is the trend's nowcast.
+- Visibility: NVIDIA's stated visibility of its revenue over a span observes the revenue
+  of the span's quarters, those after the data through the trend's moments.
 - Statements: a lower bound (AMD's Instinct revenue "over USD 5 billion" in 2024) is a
   censored observation (the bound, read with :data:`CENSOR_SOFTNESS`); a share interval
   (NVIDIA's 2024 share) a measurement in logits with the interval as its 90% band.
@@ -38,6 +40,11 @@ from forecast.models.spend.math import LATENT_GROUPS
 CENSOR_SOFTNESS = 0.2
 #: z of the 95th percentile: an interval read as a 90% band spans 2 x 1.645 sd.
 Z95 = 1.6448536269514722
+
+#: Sd (log) of stated visibility as a measurement of the revenue of its span: visibility is
+#: not a backlog (orders may slip or grow) and NVIDIA's USD 500 billion of 2025-10-28 did
+#: not say whether the year's shipped units were inside; 90% of revenue within -22% / +28%.
+VISIBILITY_SD = 0.15
 
 #: Guided series -> (beat, scatter) parameter names.
 GUIDE_PARAMS: dict[str, tuple[str, str]] = {
@@ -143,6 +150,35 @@ def nowcast_guide(guides: pd.DataFrame, timeline: Sequence[str], params: Mapping
     log_guided = math.log(float(row["guided"].iloc[-1]))
     beat, scatter = (params[name] for name in GUIDE_PARAMS["nvidia_data_center"])
     return log_guided + beat + pt.log(params["nvidia_compute_fraction"]), scatter, log_guided
+
+
+def visibility_observations(visibility: pd.DataFrame, quarters: Sequence[str], log_nv: Any,
+                            state: Any, trend: Any, params: Mapping[str, Any]) -> None:
+    """Stated visibility of NVIDIA's Data Center revenue over a span as an observation of the
+    revenue of its quarters: those in the model (``quarters``, NVIDIA's log compute spend
+    ``log_nv``) are latent or reported; those after it are the trend's from the last
+    quarter's filtered ``state``, read through the moments of
+    :func:`~forecast.models.spend.trend.log_sum_moments` (the span's log revenue, its mean
+    and variance), with :data:`VISIBILITY_SD` on top. A span that starts before the model's
+    quarters, or ends before its last one, is skipped (it says nothing new of the trend)."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    from forecast.models.spend.trend import log_sum_moments
+
+    if visibility is None or visibility.empty:
+        return
+    index = {q: i for i, q in enumerate(quarters)}
+    last = period_index(quarters[-1])
+    log_fraction = pt.log(params["nvidia_compute_fraction"])
+    for k, row in enumerate(visibility.itertuples(index=False)):
+        if row.first not in index or period_index(row.last) <= last:
+            continue
+        # Compute spend over the span, then Data Center revenue (over the compute fraction).
+        horizon = period_index(row.last) - last
+        mean, var = log_sum_moments(log_nv[index[row.first]:], state, trend, horizon, xp=pt)
+        pm.Normal(f"obs_visibility_{k}", mu=mean - log_fraction,
+                  sigma=pt.sqrt(var + VISIBILITY_SD**2), observed=math.log(row.value))
 
 
 def guidance_observations(guides: pd.DataFrame, obs: pd.DataFrame, window: Sequence[str],

@@ -139,6 +139,8 @@ class SpendModel(BayesianModel):
             frames[key] = frames[key].astype({"lower": float, "upper": float}).replace(
                 {np.inf: np.nan})
         frames["guidance"] = frames["guidance"].astype({"guided": float, "actual": float})
+        frames["visibility"] = frames["visibility"].astype(
+            {"first": str, "last": str, "value": float, "label": str})
         return frames
 
     def fitted_config(self, inputs: Mapping[str, pd.DataFrame]) -> dict[str, Any]:

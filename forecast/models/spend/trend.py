@@ -122,6 +122,43 @@ def expected_level(level: Any, growth: Any, phi: Any, g_star: Any, horizon: int)
     return level + horizon * g_star + (growth - g_star) * phi * (1.0 - phi**horizon) / (1.0 - phi)
 
 
+def log_sum_moments(known: Any, state: FilteredState, params: TrendParams, horizon: int,
+                    xp: Any = np, shock_scale: float = SHOCK_SCALE_BETA / (SHOCK_SCALE_ALPHA - 1.0)
+                    ) -> tuple[Any, Any]:
+    """Mean and variance (delta method) of ``log(sum of exp(known) + sum_h exp(L_h))``: the
+    log of a total over quarters, some known (log values ``known``), the next ``horizon``
+    ones the trend's from a filtered ``state`` whose level is exact (``var_level`` zero).
+
+    ``L_h = L + sum_{j<=h} g_j``, ``g_j = g* + phi^j (g - g*) + sum_{k<=j} phi^(j-k) eta_k``
+    (plus the level shocks), so the total's log moves with weights ``w_h`` (each quarter's
+    part of the total) on the growth state and on every shock. The shocks' variances are
+    scaled by their expected scale ``shock_scale``.
+    """
+    if horizon == 0:
+        return _logsumexp(known, xp), 0.0 * params.phi
+    phi, g_star = params.phi, params.growth_longrun
+    steps = np.arange(1, horizon + 1)
+    powers = phi ** steps.astype(float)
+    mean_path = state.level + xp.cumsum(g_star + powers * (state.growth - g_star))
+    total = _logsumexp(xp.concatenate([known, mean_path]), xp)
+    weight = xp.exp(mean_path - total)
+    growth_load = xp.sum(weight * xp.cumsum(powers))
+    # shock_load[k] = sum_{h>=k} w_h sum_{i=0}^{h-k} phi^i; level_load[k] = sum_{h>=k} w_h.
+    lag = steps[:, None] - steps[None, :]
+    kernel = xp.cumsum(phi ** (steps - 1.0))[np.clip(lag, 0, None)] * (lag >= 0)
+    shock_load = xp.sum(weight[:, None] * kernel, axis=0)
+    level_load = xp.cumsum(weight[::-1])[::-1]
+    var = (growth_load**2 * state.var_growth
+           + shock_scale * params.sigma_growth**2 * xp.sum(shock_load**2)
+           + shock_scale * params.sigma_level**2 * xp.sum(level_load**2))
+    return total, var
+
+
+def _logsumexp(values: Any, xp: Any) -> Any:
+    top = xp.max(values)
+    return top + xp.log(xp.sum(xp.exp(values - top)))
+
+
 def sample_state(state: FilteredState, rng: np.random.Generator) -> tuple[np.ndarray,
                                                                           np.ndarray]:
     """Draws of (level, growth) from the filtered normal, one per draw of its arrays."""
