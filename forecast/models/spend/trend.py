@@ -125,7 +125,7 @@ def expected_level(level: Any, growth: Any, phi: Any, g_star: Any, horizon: int)
 def log_sum_moments(known: Any, state: FilteredState, params: TrendParams, horizon: int,
                     xp: Any = np, shock_scale: float = SHOCK_SCALE_BETA / (SHOCK_SCALE_ALPHA - 1.0)
                     ) -> tuple[Any, Any]:
-    """Mean and variance (delta method) of ``log(sum of exp(known) + sum_h exp(L_h))``: the
+    """Mean and variance (second-order delta method) of ``log(sum of exp(known) + sum_h exp(L_h))``: the
     log of a total over quarters, some known (log values ``known``), the next ``horizon``
     ones the trend's from a filtered ``state`` whose level is exact (``var_level`` zero).
 
@@ -148,10 +148,14 @@ def log_sum_moments(known: Any, state: FilteredState, params: TrendParams, horiz
     kernel = xp.cumsum(phi ** (steps - 1.0))[np.clip(lag, 0, None)] * (lag >= 0)
     shock_load = xp.sum(weight[:, None] * kernel, axis=0)
     level_load = xp.cumsum(weight[::-1])[::-1]
-    var = (growth_load**2 * state.var_growth
-           + shock_scale * params.sigma_growth**2 * xp.sum(shock_load**2)
-           + shock_scale * params.sigma_level**2 * xp.sum(level_load**2))
-    return total, var
+    q_growth, q_level = shock_scale * params.sigma_growth**2, shock_scale * params.sigma_level**2
+    var = (growth_load**2 * state.var_growth + q_growth * xp.sum(shock_load**2)
+           + q_level * xp.sum(level_load**2))
+    # Second order: log-sum-exp is convex, so the mean exceeds the log total of the mean
+    # path by half the weighted spread of the quarters' levels less the total's variance.
+    var_each = (xp.cumsum(powers)**2 * state.var_growth + q_growth * xp.sum(kernel**2, axis=1)
+                + q_level * steps)
+    return total + 0.5 * (xp.sum(weight * var_each) - var), var
 
 
 def _logsumexp(values: Any, xp: Any) -> Any:

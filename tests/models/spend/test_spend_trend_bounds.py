@@ -8,7 +8,16 @@ from scipy import stats
 
 from forecast.economics.bounds import BOUND_INPUTS, bound_paths, quarter_years, tightest
 from forecast.models.spend.simulation import bounded_level, simulate_level, soft_minimum
-from forecast.models.spend.trend import TrendParams, growth_filter, growth_filter_scan
+from forecast.models.spend.trend import (
+    SHOCK_SCALE_ALPHA,
+    SHOCK_SCALE_BETA,
+    FilteredState,
+    TrendParams,
+    growth_filter,
+    growth_filter_scan,
+    log_sum_moments,
+    simulate_trend,
+)
 
 
 def test_the_scans_one_step_normals_give_the_filters_likelihood() -> None:
@@ -87,3 +96,38 @@ def test_bound_paths_follow_their_formulas() -> None:
     low, which = tightest(paths)
     np.testing.assert_allclose(low, np.minimum.reduce(list(paths.values())))
     assert list(paths)[which[0, 0]] == "supply"
+
+
+@pytest.mark.parametrize("phi", [0.5, 0.95])
+def test_a_spans_log_total_has_the_simulated_trends_mean_and_sd(phi: float) -> None:
+    """The visibility observation's moments against 200,000 simulated trend paths with
+    Student-t shocks (inverse-gamma scales, whose mean the moments use)."""
+    params = TrendParams(phi, 0.03, 0.04, 0.05, 0.0)
+    state = FilteredState(np.log(40.0), 0.12, 0.0, 0.0, 0.03**2, None)
+    known = np.log([39.0, 41.0, 45.0])
+    mean, var = log_sum_moments(known, state, params, 5)
+    rng = np.random.default_rng(0)
+    n = 200_000
+    growth = state.growth + np.sqrt(state.var_growth) * rng.standard_normal(n)
+    scales = 1.0 / rng.gamma(SHOCK_SCALE_ALPHA, 1.0 / SHOCK_SCALE_BETA, size=(n, 5))
+    paths = simulate_trend(np.full(n, state.level), growth, params, 5, rng, scales)
+    total = np.log(np.exp(known).sum() + np.exp(paths).sum(axis=1))
+    assert mean == pytest.approx(total.mean(), abs=0.01)
+    assert np.sqrt(var) == pytest.approx(total.std(), rel=0.05)
+    # Nothing ahead: the known total, exactly, with no spread.
+    mean0, var0 = log_sum_moments(known, state, params, 0)
+    assert mean0 == pytest.approx(np.log(np.exp(known).sum()))
+    assert var0 == 0.0
+
+
+def test_the_span_moments_are_the_same_in_pytensor() -> None:
+    pytensor = pytest.importorskip("pytensor")
+    import pytensor.tensor as pt
+
+    phi = pt.dscalar("phi")
+    known = np.log([39.0, 41.0])
+    state = FilteredState(np.log(40.0), 0.1, 0.0, 0.0, 0.02**2, None)
+    got = pytensor.function([phi], list(log_sum_moments(
+        pt.as_tensor(known), state, TrendParams(phi, 0.03, 0.04, 0.05, 0.0), 4, xp=pt)))(0.8)
+    want = log_sum_moments(known, state, TrendParams(0.8, 0.03, 0.04, 0.05, 0.0), 4)
+    assert np.allclose(got, want, rtol=1e-10)
