@@ -4,7 +4,7 @@ Run ``python benchmarks/capex_lead.py [--as-of YYYY-MM-DD]``. Loads the shipped 
 the package, sums the quarterly capex of Microsoft, Alphabet, Amazon and Meta on each one's
 main series (``data/hyperscaler_capex_quarterly.csv``, ``series == "main"``: cash, excluding
 finance leases, except Meta's, which includes finance-lease principal), maps fiscal to
-calendar quarters as the market model does, and prints
+calendar quarters as the spend model does, and prints
 
 (a) the OLS of NVIDIA Data Center log growth in quarter t+1 on capex log growth in quarter t
     (statsmodels: coefficient, standard error, n), and the same without the one pair that moves
@@ -12,7 +12,7 @@ calendar quarters as the market model does, and prints
 (b) the correlation of the two growths in the same quarter,
 (c) a one-line conclusion.
 
-NVIDIA Data Center revenue is the market model's series (``observed_series(dataset,
+NVIDIA Data Center revenue is the spend model's reported series (``observed_series(dataset,
 "nvidia_data_center")``), on calendar quarter labels.
 """
 
@@ -24,7 +24,7 @@ import pandas as pd
 
 from forecast.data.dataset import load_dataset
 from forecast.evaluation.capex_lead import BIG_FOUR, capex_lead, capex_total, log_growth
-from forecast.models.market.data import observed_series
+from forecast.models.spend.evidence import observed_series
 
 
 def main() -> None:

@@ -1,179 +1,341 @@
-"""Tests of the share backtest on the harness: the naive forecasts, the actuals, the stack,
-the scored frame."""
+"""Tests of the share backtest (:mod:`forecast.evaluation.share_backtest`): the reported log
+ratios of AMD's Data Center and Broadcom's AI revenue to NVIDIA's Data Center revenue, the
+held-ratio forecasts, the actuals, the model's ratio paths, the origins and the stack.
+
+No test fits the spend model: it is replaced by small fakes returning numpy paths.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from forecast.economics.share_inputs import ShareData
-from forecast.models.share import StateParams, simulate_share_data
 
-from forecast.evaluation import harness, share_backtest
+from forecast.core.calendar import next_fiscal_labels
+from forecast.core.errors import ForecastError
+from forecast.data.dataset import load_dataset
+from forecast.evaluation import share_backtest
 from forecast.evaluation.share_backtest import (
+    ANCHOR,
     DRIFT,
     MODEL,
     NAIVE,
     STACK,
-    RandomWalkForecast,
-    ShareActuals,
+    HeldRatios,
+    ModelRatios,
+    RatioActuals,
+    anchor_quarters,
+    backtest_share_cli,
+    check_backtest,
+    reported_ratios,
     share_origins,
 )
-from forecast.evaluation.share_backtest import (
-    share_backtest as run_share_backtest,
-)
+from forecast.evaluation.spend_backtest import SeriesPaths
+from forecast.models.spend.evidence import observed_series
 
-QUARTERS = tuple(str(q) for q in pd.period_range("2022Q1", periods=8, freq="Q"))
-VENDORS = ("nvidia", "amd", "google")
-
-
-def hand_data() -> ShareData:
-    """Eight quarters; AMD unmeasured in the first three and in the sixth."""
-    t = len(QUARTERS)
-    observed = np.ones((t, 3), dtype=bool)
-    observed[:3, 1] = False
-    observed[5, 1] = False
-    alr = np.column_stack([np.linspace(-3.0, -1.6, t), -2.0 + 0.1 * np.sin(np.arange(t))])
-    alr[~observed[:, 1:]] = np.nan
-    cov = np.zeros((t, 2, 2))
-    cov[:, 0, 0], cov[:, 1, 1] = 0.04, 0.01
-    cov[~observed[:, 1], 0, 0] = np.nan
-    return ShareData(QUARTERS, VENDORS, alr, cov, observed, np.zeros((t, 3)))
+AMD, BROADCOM = "amd_data_center", "broadcom_ai"
+#: NVIDIA's FY2025Q2 report: AMD's 2024Q2 is out (2024-07-30), Broadcom's is not (2024-09-05).
+CUTOFF = pd.Timestamp("2024-08-28")
 
 
-@dataclass(frozen=True)
-class OracleShareModel:
-    """Stands in for the share model: every draw is the measured log-ratio (0 if none)."""
-
-    data: ShareData
-    horizon: int
-    priors: Any
-    sampler: Any
-    draws: int
-    seed: int
-
-    def __call__(self, origin: str) -> harness.Forecast:
-        o = QUARTERS.index(origin)
-        cells = {}
-        for h in range(1, min(self.horizon, len(QUARTERS) - 1 - o) + 1):
-            for v in (1, 2):
-                value = self.data.alr_mean[o + h, v - 1]
-                cells[(VENDORS[v], h)] = np.full(self.draws, np.nan_to_num(value))
-        return harness.Forecast(cells, {"max_r_hat": 1.0})
+@pytest.fixture(scope="module")
+def dataset() -> Any:
+    """The shipped data (read once per module)."""
+    return load_dataset()
 
 
-def test_constant_share_keeps_the_last_measurement_with_random_walk_spread() -> None:
-    data = hand_data()
-    cells = RandomWalkForecast(data, horizon=3, draws=200_000, seed=0)("2023Q1")  # o = 4
-    # AMD has two measurements by the origin (fewer than three): no forecast.
-    assert sorted(cells) == [("google", h) for h in (1, 2, 3)]
-    changes = np.diff(data.alr_mean[:5, 1])
-    for h in (1, 2, 3):
-        assert cells[("google", h)].mean() == pytest.approx(data.alr_mean[4, 1], abs=0.003)
-        assert cells[("google", h)].std() == pytest.approx(np.sqrt(h * np.var(changes, ddof=1)),
-                                                           rel=0.01)
+def _by_quarter(dataset: Any, name: str) -> pd.Series:
+    return observed_series(dataset, name).set_index("quarter")["value"]
 
 
-def test_drift_adds_the_mean_change_per_quarter_across_a_gap() -> None:
-    data = hand_data()
-    cells = RandomWalkForecast(data, horizon=2, draws=200_000, seed=0, drift=True)("2023Q3")
-    # AMD measured in 2022Q4, 2023Q1, 2023Q3 (not 2023Q2): the drift is the total change
-    # over the three quarters between the first and last measurement.
-    amd = data.alr_mean[[3, 4, 6], 0]
-    drift = (amd[-1] - amd[0]) / 3.0
-    assert cells[("amd", 1)].mean() == pytest.approx(amd[-1] + drift, abs=0.003)
-    assert ("amd", 2) not in cells  # 2023Q4 is the last quarter of the data
+def _ratio_by_hand(dataset: Any, name: str) -> pd.Series:
+    """Log of a rival's value over NVIDIA's in the quarters both reported."""
+    rival, nvidia = _by_quarter(dataset, name), _by_quarter(dataset, ANCHOR)
+    common = [q for q in rival.index if q in nvidia.index]
+    return pd.Series(np.log(rival[common].to_numpy() / nvidia[common].to_numpy()),
+                     index=common)
 
 
-def test_naive_forecasts_are_seeded_per_origin() -> None:
-    naive = RandomWalkForecast(hand_data(), horizon=2, draws=50, seed=1)
-    first, again = naive("2023Q1"), naive("2023Q1")
+def make_oracle(full: Any) -> Callable[..., SeriesPaths]:
+    """A spend-model stand-in that knows ``full``'s reported quarters: every path of a series
+    is its outcome (the last value as of the cut where the quarter is not in ``full``)."""
+
+    def oracle(cut: Any, series: Sequence[str], horizon: int, draws: int,
+               seed: int) -> SeriesPaths:
+        paths = SeriesPaths()
+        for name in series:
+            rows = observed_series(cut, name)
+            truth = observed_series(full, name).set_index("fiscal_period")["value"]
+            last = float(rows["value"].iloc[-1])
+            values = [float(truth.get(label, last))
+                      for label in next_fiscal_labels(rows["fiscal_period"].iloc[-1], horizon)]
+            paths[name] = np.tile(values, (draws, 1))
+        paths.info = {"as_of": str(cut.as_of_date.date()), "max_r_hat": 1.0}
+        return paths
+
+    return oracle
+
+
+def future_scaled(dataset: Any, after: pd.Timestamp, factor: float,
+                  companies: Sequence[str]) -> Any:
+    """The dataset with every revenue figure of ``companies`` published after ``after``
+    multiplied by ``factor``: what was known on ``after`` is unchanged."""
+    revenue = dataset.revenue.copy()
+    later = (revenue["published_date"] > after) & revenue["company"].isin(list(companies))
+    revenue.loc[later, "revenue_usd_billions"] *= factor
+    return replace(dataset, revenue=revenue)
+
+
+def stack_weights(tidy: pd.DataFrame) -> dict[str, float]:
+    """The stack's weight of the model per origin, from the tasks' fit info."""
+    return {str(entry["origin"].date()): entry["info"]["weight"]
+            for entry in tidy.attrs["info"] if entry["forecaster"] == STACK}
+
+
+# --------------------------------------------------------------------------- ratios
+
+
+def test_reported_ratios_are_log_ratios_by_calendar_quarter(dataset: Any) -> None:
+    ratios = reported_ratios(dataset)
+    assert list(ratios.columns) == [AMD, BROADCOM]
+    assert list(ratios.index) == sorted(ratios.index)
+    assert ratios.index[0] == "2022Q4" and ratios.index[-1] == "2025Q2"
+    # Broadcom's fiscal 2024Q1 ends 2024-02-04: calendar 2023Q4, NVIDIA's fiscal 2024Q4.
+    assert ratios.loc["2023Q4", BROADCOM] == pytest.approx(np.log(2.3 / 18.4))
+    assert ratios.loc["2023Q1", AMD] == pytest.approx(np.log(1.295 / 4.28))
+    assert np.isnan(ratios.loc["2022Q4", AMD])  # AMD's series starts in 2023Q1
+    for name in (AMD, BROADCOM):
+        expected = _ratio_by_hand(dataset, name)
+        np.testing.assert_allclose(ratios.loc[expected.index, name], expected, rtol=1e-12)
+
+
+def test_a_rival_reported_before_nvidia_has_no_ratio_yet(dataset: Any) -> None:
+    # 2024-08-01: AMD's 2024Q2 is out, NVIDIA's (2024-08-28) is not.
+    ratios = reported_ratios(dataset.as_of("2024-08-01"))
+    assert ratios.index[-1] == "2024Q2" and ratios.loc["2024Q2"].isna().all()
+    full = reported_ratios(dataset)
+    pd.testing.assert_frame_equal(ratios.loc[:"2024Q1"], full.loc[:"2024Q1"])
+
+
+def test_anchor_quarters_are_nvidia_next_calendar_quarters(dataset: Any) -> None:
+    assert anchor_quarters(dataset, CUTOFF, 3) == ["2024Q3", "2024Q4", "2025Q1"]
+    # NVIDIA's fiscal 2024Q4 (reported 2024-02-21) ends in January: calendar 2023Q4.
+    assert anchor_quarters(dataset, pd.Timestamp("2024-02-21"), 2) == ["2024Q1", "2024Q2"]
+
+
+# --------------------------------------------------------------------------- held ratios
+
+
+@pytest.mark.parametrize("drift", [False, True])
+def test_held_ratios_are_a_random_walk_from_the_last_ratio(dataset: Any, drift: bool) -> None:
+    cells = HeldRatios(dataset, horizon=3, draws=200_000, seed=0, drift=drift)(CUTOFF)
+    assert sorted(cells) == [(name, h) for name in (AMD, BROADCOM) for h in (1, 2, 3)]
+    cut = dataset.as_of(CUTOFF)
+    for name in (AMD, BROADCOM):
+        history = _ratio_by_hand(cut, name).to_numpy()
+        steps = np.diff(history)
+        mean = (history[-1] - history[0]) / (len(history) - 1) if drift else 0.0
+        for h in (1, 2, 3):
+            sample = cells[(name, h)]
+            assert sample.mean() == pytest.approx(history[-1] + h * mean, abs=0.003)
+            assert sample.std() == pytest.approx(np.sqrt(h) * steps.std(ddof=1), rel=0.01)
+
+
+def test_a_rival_with_fewer_than_three_ratios_is_not_forecast(dataset: Any) -> None:
+    # 2023-09-01: AMD has two ratios (2023Q1, Q2), Broadcom three (2022Q4 to 2023Q2).
+    cells = HeldRatios(dataset, horizon=2, draws=10, seed=0, drift=False)(
+        pd.Timestamp("2023-09-01"))
+    assert sorted(cells) == [(BROADCOM, 1), (BROADCOM, 2)]
+
+
+def test_held_ratio_forecasts_are_seeded(dataset: Any) -> None:
+    held = HeldRatios(dataset, horizon=2, draws=50, seed=1, drift=False)
+    first, again = held(CUTOFF), held(CUTOFF)
     assert all(np.array_equal(first[cell], again[cell]) for cell in first)
-    assert not np.array_equal(first[("google", 1)], naive("2023Q2")[("google", 1)])
+    other = HeldRatios(dataset, horizon=2, draws=50, seed=2, drift=False)(CUTOFF)
+    assert not np.array_equal(first[(AMD, 1)], other[(AMD, 1)])
 
 
-def test_actuals_are_the_measured_cells_only() -> None:
-    actuals = ShareActuals(hand_data(), horizon=3)("2023Q1")  # o = 4: 2023Q2..2023Q4
-    assert sorted(actuals) == [("amd", 2), ("amd", 3), ("google", 1), ("google", 2),
-                               ("google", 3)]
-    assert actuals[("google", 1)] == pytest.approx(hand_data().alr_mean[5, 1])
+# --------------------------------------------------------------------------- actuals
 
 
-def test_origins_need_three_measured_quarters_before_them() -> None:
-    assert share_origins(hand_data(), origins=20, horizon=2)[0] == "2022Q3"
-    assert share_origins(hand_data(), origins=2, horizon=2) == ["2023Q2", "2023Q3"]
+def test_actuals_are_the_reported_ratios_in_nvidia_next_quarters(dataset: Any) -> None:
+    actuals = RatioActuals(dataset, horizon=2)(CUTOFF)  # 2024Q3 and 2024Q4
+    assert actuals == pytest.approx({
+        (AMD, 1): np.log(3.5 / 30.8), (BROADCOM, 1): np.log(3.7 / 30.8),
+        (AMD, 2): np.log(3.86 / 35.6), (BROADCOM, 2): np.log(4.1 / 35.6)})
+    # After NVIDIA's last report on file nothing is scored.
+    assert RatioActuals(dataset, horizon=2)(pd.Timestamp("2025-08-27")) == {}
 
 
-def test_scores_of_an_oracle_model_and_the_stack_learnt_out_of_sample(monkeypatch) -> None:
-    monkeypatch.setattr(share_backtest, "ShareModelForecast", OracleShareModel)
-    origins = ["2023Q1", "2023Q2", "2023Q3"]
-    scored = run_share_backtest(hand_data(), origins, horizon=2, draws=400)
-    assert set(scored["forecaster"]) == {MODEL, NAIVE, DRIFT, STACK}
-    model = scored[scored["forecaster"] == MODEL]
+# --------------------------------------------------------------------------- model ratios
+
+
+def test_model_ratios_align_each_rival_on_nvidia_calendar_quarters(dataset: Any) -> None:
+    """Column j of a series' paths is its (j + 1)-th next fiscal quarter: Broadcom, a
+    quarter behind at the cut-off, has NVIDIA's first forecast quarter in its second."""
+    calls: list[tuple[Any, ...]] = []
+
+    def counting(cut: Any, series: Sequence[str], horizon: int, draws: int,
+                 seed: int) -> SeriesPaths:
+        calls.append((cut.as_of_date, tuple(series), horizon, draws, seed))
+        scale = {ANCHOR: 10.0, AMD: 1.0, BROADCOM: 1.0}
+        paths = SeriesPaths({name: np.tile(scale[name] * np.arange(1.0, horizon + 1.0),
+                                           (draws, 1)) for name in series})
+        paths.info = {"max_r_hat": 1.01}
+        return paths
+
+    forecast = ModelRatios(dataset, 2, 5, 7, counting)(CUTOFF)
+    assert calls == [(CUTOFF, (ANCHOR, AMD, BROADCOM), 3, 5, 7)]
+    assert sorted(forecast.samples) == [(AMD, 1), (AMD, 2), (BROADCOM, 1), (BROADCOM, 2)]
+    np.testing.assert_allclose(forecast.samples[(AMD, 1)], np.log(1.0 / 10.0))
+    np.testing.assert_allclose(forecast.samples[(AMD, 2)], np.log(2.0 / 20.0))
+    np.testing.assert_allclose(forecast.samples[(BROADCOM, 1)], np.log(2.0 / 10.0))
+    np.testing.assert_allclose(forecast.samples[(BROADCOM, 2)], np.log(3.0 / 20.0))
+    assert forecast.info == {"max_r_hat": 1.01}
+
+
+def test_model_ratios_leave_out_a_series_the_model_does_not_forecast(dataset: Any) -> None:
+    oracle = make_oracle(dataset)
+
+    def without_broadcom(cut: Any, series: Sequence[str], horizon: int, draws: int,
+                         seed: int) -> SeriesPaths:
+        return oracle(cut, [name for name in series if name != BROADCOM], horizon, draws,
+                      seed)
+
+    forecast = ModelRatios(dataset, 2, 4, 0, without_broadcom)(CUTOFF)
+    assert sorted(forecast.samples) == [(AMD, 1), (AMD, 2)]
+    actuals = RatioActuals(dataset, 2)(CUTOFF)
+    for cell, sample in forecast.samples.items():
+        np.testing.assert_allclose(sample, actuals[cell], rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- origins
+
+
+def test_origins_need_three_reported_ratios_of_a_rival(dataset: Any) -> None:
+    # AMD's and Broadcom's third ratios are in by NVIDIA's report of 2023-11-21; earlier
+    # cut-offs have two at most.
+    assert [str(c.date()) for c in share_origins(dataset, origins=22, horizon=4)] == [
+        "2023-11-21", "2024-02-21", "2024-05-22", "2024-08-28"]
+    assert share_origins(dataset, origins=2, horizon=2) == [pd.Timestamp("2024-11-20"),
+                                                            pd.Timestamp("2025-02-26")]
+    with pytest.raises(ForecastError,
+                       match="^share backtest: no origin has three quarters of reported ratios$"):
+        share_origins(dataset.as_of("2023-09-01"), origins=2, horizon=1)
+
+
+def test_check_backtest_refuses_more_origins_than_nvidia_quarters(dataset: Any) -> None:
+    assert check_backtest(dataset, 4, 4) == 2 * 4 * 4
+    with pytest.raises(ForecastError, match=re.escape(
+            "--origins 23: nvidia_data_center gives 22 origins that leave 4 quarters to "
+            "score; ask for at most 22")):
+        check_backtest(dataset, 23, 4)
+    with pytest.raises(ForecastError, match="gives 0 origins .* ask for at most 0$"):
+        check_backtest(dataset, 1, 30)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "check_backtest counts NVIDIA's quarters (26 - horizon) but share_origins then drops "
+    "every cut-off before the rivals have three reported ratios: with --horizon 4 it "
+    "accepts up to --origins 22 ('ask for at most 22') and the backtest silently runs on "
+    "the 4 origins there are (the default --origins 6 gives 4)"))
+def test_check_backtest_refuses_more_origins_than_share_origins_gives(dataset: Any) -> None:
+    assert len(share_origins(dataset, 4, 4)) == 4
+    with pytest.raises(ForecastError, match="^--origins 5: .*ask for at most 4$"):
+        check_backtest(dataset, 5, 4)
+
+
+def test_too_many_origins_are_refused_before_any_fit(
+        dataset: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[dict[str, Any]] = []
+    monkeypatch.setattr(share_backtest, "SpendForecaster",
+                        lambda **sampler: built.append(sampler))
+    with pytest.raises(ForecastError, match="^--origins 23: "):
+        backtest_share_cli(dataset, origins=23, horizon=4)
+    assert built == []
+
+
+# --------------------------------------------------------------------------- the backtest
+
+
+def test_an_oracle_model_scores_zero_and_the_stack_learns_it(
+        dataset: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    oracle = make_oracle(dataset)
+    sampler_given: list[dict[str, Any]] = []
+
+    def factory(**sampler: Any) -> Callable[..., SeriesPaths]:
+        sampler_given.append(sampler)
+        return oracle
+
+    monkeypatch.setattr(share_backtest, "SpendForecaster", factory)
+    messages: list[str] = []
+    tidy, summary = backtest_share_cli(dataset, origins=4, horizon=2, draws=300,
+                                       sampler={"draws": 7}, progress=messages.append)
+    assert sampler_given == [{"draws": 7}]
+    cutoffs = share_origins(dataset, 4, 2)
+    origins = [str(c.date()) for c in cutoffs]
+    assert len(messages) == 3 * 4 and messages[0].startswith(f"{MODEL} as of {origins[0]}: ")
+    assert set(tidy["model"]) == {MODEL, NAIVE, DRIFT, STACK}
+    model = tidy[tidy["model"] == MODEL]
     np.testing.assert_allclose(model["crps"], 0.0, atol=1e-12)
-    assert scored["log_crps"].isna().all()
-    # The first origin has no earlier scored cells: weight 0.5; later ones learn the oracle.
-    weights = scored.attrs["weights"]
-    assert weights["2023Q1"] == 0.5 and weights["2023Q3"] == 1.0
-    report = scored.attrs["report"]
-    assert [m["model"] for m in report["models"]][:1] == [MODEL]
-    pooled = {m["model"]: m["pooled"] for m in report["models"]}
-    assert pooled[MODEL]["n"] == pooled[NAIVE]["n"] == pooled[STACK]["n"] > 0
+    assert (model["in_95"] == 1.0).all() and (model["pit"] == 0.5).all()
+    assert tidy["log_crps"].isna().all()  # log ratios are not logged again
+    # The first origin has no scored cells before it: 0.5; then the oracle's 1.0.
+    weights = stack_weights(tidy)
+    assert list(weights) == origins and weights[origins[0]] == 0.5
+    assert all(weights[o] == 1.0 for o in origins[1:])
+    stack = tidy[tidy["model"] == STACK]
+    np.testing.assert_allclose(stack.loc[stack["origin"] != cutoffs[0], "crps"], 0.0,
+                               atol=1e-12)
+    assert (stack.loc[stack["origin"] == cutoffs[0], "crps"] > 0).all()
+    pooled = {m["model"]: m["pooled"] for m in tidy.attrs["report"]["models"]}
+    assert pooled[MODEL]["n"] == pooled[NAIVE]["n"] == pooled[STACK]["n"] == 4 * 2 * 2
+    expected = (tidy.groupby("model")[["crps", "in_80", "in_95", "pit"]].mean()
+                .reset_index())
+    np.testing.assert_allclose(summary.set_index("model").loc[expected["model"],
+                               ["crps", "coverage_80", "coverage_95", "mean_pit"]],
+                               expected[["crps", "in_80", "in_95", "pit"]])
+    assert [fit["as_of"] for fit in tidy.attrs["fits"]] == origins
 
 
-def test_unknown_origin_is_refused() -> None:
-    with pytest.raises(ValueError):
-        run_share_backtest(hand_data(), ["1999Q1"])
+def test_a_map_gives_the_serial_scores(dataset: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    oracle = make_oracle(dataset)
+    monkeypatch.setattr(share_backtest, "SpendForecaster", lambda **sampler: oracle)
 
-
-def test_a_map_gives_the_serial_scores(monkeypatch) -> None:
-    monkeypatch.setattr(share_backtest, "ShareModelForecast", OracleShareModel)
-
-    def reversed_map(function, items):
+    def reversed_map(function: Callable[[Any], Any], items: Any) -> list[Any]:
         items = list(items)
         return [function(item) for item in reversed(items)][::-1]
 
-    origins = ["2023Q1", "2023Q2"]
-    serial = run_share_backtest(hand_data(), origins, horizon=3, draws=100)
-    other = run_share_backtest(hand_data(), origins, horizon=3, draws=100, map_fn=reversed_map)
-    pd.testing.assert_frame_equal(serial.reset_index(drop=True), other.reset_index(drop=True))
+    serial, _ = backtest_share_cli(dataset, origins=2, horizon=2, draws=100)
+    other, _ = backtest_share_cli(dataset, origins=2, horizon=2, draws=100,
+                                  map_fn=reversed_map)
+    pd.testing.assert_frame_equal(serial, other)
 
 
-@pytest.mark.slow
-@pytest.mark.validation
-def test_backtest_with_the_share_model_on_simulated_data() -> None:
-    # Costs that move the targets: a model that knows them beats a constant share.
-    quarters = [str(q) for q in pd.period_range("2018Q1", periods=24, freq="Q")]
-    vendors = ("nvidia", "amd", "google")
-    rng = np.random.default_rng(0)
-    log_cost = np.cumsum(rng.normal(0.0, 0.3, (24, 3)), axis=0)
-    params = StateParams(0.5, 0.3, 0.03, 0.03, 1.5)
-    data, _ = simulate_share_data(quarters, vendors, log_cost, 1.5, [-2.0, -2.5], params,
-                                  seed=2)
-    sampler = {"draws": 500, "tune": 500, "random_seed": 5}
-    scored = run_share_backtest(data, ["2022Q4", "2023Q1"], horizon=2, sampler=sampler,
-                                draws=400)
-    pooled = {m["model"]: m["pooled"] for m in scored.attrs["report"]["models"]}
-    assert pooled[MODEL]["n"] == 2 * 2 * 2
-    assert pooled[MODEL]["crps"] < pooled[NAIVE]["crps"]
-
-
-def test_origins_are_counted_from_the_market_data_before_any_fit():
-    """The origins share_origins' rule gives, from the quarters the market data measure each
-    rival (no market fit): more is one line naming --origins and the most there are."""
-    import re
-
-    from forecast.core.errors import ForecastError
-    from forecast.data.dataset import load_dataset
-
-    dataset = load_dataset()
-    with pytest.raises(ForecastError, match=r"^--origins 1000000000: the data give") as caught:
-        share_backtest.check_backtest(dataset, 10**9, 4)
-    most = int(re.search(r"ask for at most (\d+)$", str(caught.value))[1])
-    assert most >= 6  # the CLI's default
-    assert share_backtest.check_backtest(dataset, most, 4) == 4 * 4 * 3
-    with pytest.raises(ForecastError, match=f"--origins {most + 1}: the data give {most} "):
-        share_backtest.check_backtest(dataset, most + 1, 4)
+@pytest.mark.xfail(strict=True, reason=(
+    "share_backtest._stack learns an origin's weight from the actuals of every cell of the "
+    "earlier origins (truth[origin] holds h = 1..H), including quarters reported after the "
+    "origin: at NVIDIA's 2025-02-26 report the weight reads AMD's 2025Q1 and Broadcom's "
+    "2024Q4 and 2025Q1 ratios, published later, and moves from 1.0 to 0.05 when they change "
+    "(look-ahead; spend_backtest.stack_results keeps only quarters reported by the "
+    "origin)"))
+def test_the_stack_weight_of_an_origin_ignores_later_figures(
+        dataset: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """AMD's and Broadcom's figures published after the last origin scaled by e^-3: every
+    forecast made by then is unchanged, so the stack's weights and samples must be."""
+    oracle = make_oracle(dataset)  # knows the unscaled figures
+    monkeypatch.setattr(share_backtest, "SpendForecaster", lambda **sampler: oracle)
+    origins = share_origins(dataset, 2, 2)  # NVIDIA's reports of 2024-11-20, 2025-02-26
+    scaled = future_scaled(dataset, origins[1], np.exp(-3.0), ["AMD", "Broadcom"])
+    runs = [backtest_share_cli(data, origins=2, horizon=2, draws=200)[0]
+            for data in (dataset, scaled)]
+    assert stack_weights(runs[0]) == stack_weights(runs[1])
+    stacks = [tidy.loc[tidy["model"] == STACK, ["origin", "series", "horizon", "mean", "sd"]]
+              .reset_index(drop=True) for tidy in runs]
+    pd.testing.assert_frame_equal(*stacks)
