@@ -31,7 +31,7 @@ import pandas as pd
 from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness
-from forecast.evaluation.spend_backtest import SpendForecaster, cutoffs_for
+from forecast.evaluation.spend_backtest import SpendForecaster, all_cutoffs
 from forecast.models.spend.evidence import observed_series
 
 MODEL = "spend_model"
@@ -144,12 +144,20 @@ class RatioActuals:
 
 def share_origins(dataset: Any, origins: int, horizon: int) -> list[pd.Timestamp]:
     """The last ``origins`` cut-offs of NVIDIA's series that leave ``horizon`` quarters and
-    have three quarters of a rival's reported ratio by then."""
-    usable = [c for c in cutoffs_for(dataset, ANCHOR, origins, horizon)
-              if reported_ratios(dataset.as_of(c)).notna().sum().max() >= 3]
-    if not usable:
-        raise ForecastError("share backtest: no origin has three quarters of reported ratios")
-    return usable
+    have three quarters of a rival's reported ratio by then.
+
+    Raises
+    ------
+    ForecastError
+        When fewer cut-offs qualify, saying how many do.
+    """
+    every = all_cutoffs(dataset, ANCHOR, horizon)
+    usable = [c for c in every if reported_ratios(dataset.as_of(c)).notna().sum().max() >= 3]
+    if origins > len(usable):
+        raise ForecastError(f"--origins {origins}: {len(usable)} of {ANCHOR}'s cut-offs leave "
+                            f"{horizon} quarters to score and follow three reported ratios of "
+                            f"a rival; ask for at most {len(usable)}")
+    return usable[len(usable) - origins:]
 
 
 def check_backtest(dataset: Any, origins: int, horizon: int) -> int:
@@ -198,7 +206,7 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draw
         results.append(result)
     actuals = RatioActuals(dataset, horizon)
     truth = {cutoff: actuals(cutoff) for cutoff in usable}
-    results += _stack(results, truth, seed)
+    results += _stack(results, dataset, horizon, seed)
     scored = harness.score_results(results, truth, range(1, horizon + 1), log_scores=False)
     report = harness.summarize_scores(scored)
     tidy = scored.rename(columns={"forecaster": "model", "key": "series"})
@@ -211,9 +219,10 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draw
     return tidy, summary
 
 
-def _stack(results: Sequence[harness.TaskResult], truth: Mapping[Any, Mapping[Any, float]],
-           seed: int) -> list[harness.TaskResult]:
-    """The model mixed with constant shares, its weight learnt on earlier origins only."""
+def _stack(results: Sequence[harness.TaskResult], dataset: Any, horizon: int, seed: int
+           ) -> list[harness.TaskResult]:
+    """The model mixed with constant shares, its weight learnt on earlier origins only and on
+    the ratios reported by the origin (none published after it)."""
     by = {(r.forecaster, r.origin): r for r in results if r.error is None}
     origins = sorted({r.origin for r in results})
     out = []
@@ -221,7 +230,8 @@ def _stack(results: Sequence[harness.TaskResult], truth: Mapping[Any, Mapping[An
         model, naive = by.get((MODEL, origin)), by.get((NAIVE, origin))
         if model is None or naive is None:
             continue
-        weight = _weight(by, origins[:k], truth)
+        seen = RatioActuals(dataset.as_of(origin), horizon)
+        weight = _weight(by, origins[:k], {e: seen(e) for e in origins[:k]})
         common = [c for c in model.cells if c in naive.cells]
         rng = np.random.default_rng(harness.task_seed(seed, "stack", k))
         columns = []

@@ -160,23 +160,38 @@ class SeriesActuals:
                 for cell, label in self.labels(cutoff).items() if label in truth[cell[0]].index}
 
 
-def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[pd.Timestamp]:
-    """The last ``origins`` report dates of ``series`` that leave ``horizon`` quarters.
+def all_cutoffs(dataset: Any, series: str, horizon: int) -> list[pd.Timestamp]:
+    """Every report date of ``series`` that leaves ``horizon`` quarters after it.
 
     Each cut-off is the day one of the series' quarters was reported (its ``published_date``,
     the earnings release): ``dataset.as_of`` cuts revenue on publication, so the fit "as of"
     it holds that quarter and everything reported before it.
     """
+    if series not in SERIES:
+        raise ForecastError(f"unknown series {series!r} (known: {', '.join(SERIES)})")
     company, segment = SERIES[series]
     published = dataset.revenue_series(company, segment).set_index("fiscal_period")[
         "published_date"]
     dates = [published[label] for label in observed_series(dataset, series)["fiscal_period"]]
-    usable = dates[: len(dates) - horizon]
-    if len(usable) < origins:
-        raise ForecastError(f"--origins {origins}: {series} has {len(dates)} observations, "
+    return [pd.Timestamp(d) for d in dates[:max(len(dates) - horizon, 0)]]
+
+
+def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[pd.Timestamp]:
+    """The last ``origins`` cut-offs of :func:`all_cutoffs`.
+
+    Raises
+    ------
+    ForecastError
+        For fewer than one origin, or more than the series gives.
+    """
+    usable = all_cutoffs(dataset, series, horizon)
+    if origins < 1 or len(usable) < origins:
+        count = len(observed_series(dataset, series))
+        raise ForecastError(f"--origins {origins}: {series} has {count} observations, "
                             f"which give {len(usable)} origins with --horizon {horizon}; ask "
-                            f"for at most {len(usable)}")
-    return [pd.Timestamp(d) for d in usable[-origins:]]
+                            f"for at most {len(usable)}" + (" and at least 1" if origins < 1
+                                                             else ""))
+    return usable[len(usable) - origins:]
 
 
 def score_paths(paths: np.ndarray, actual: np.ndarray,

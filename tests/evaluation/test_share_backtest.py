@@ -221,12 +221,11 @@ def test_model_ratios_leave_out_a_series_the_model_does_not_forecast(dataset: An
 def test_origins_need_three_reported_ratios_of_a_rival(dataset: Any) -> None:
     # AMD's and Broadcom's third ratios are in by NVIDIA's report of 2023-11-21; earlier
     # cut-offs have two at most.
-    assert [str(c.date()) for c in share_origins(dataset, origins=22, horizon=4)] == [
+    assert [str(c.date()) for c in share_origins(dataset, origins=4, horizon=4)] == [
         "2023-11-21", "2024-02-21", "2024-05-22", "2024-08-28"]
     assert share_origins(dataset, origins=2, horizon=2) == [pd.Timestamp("2024-11-20"),
                                                             pd.Timestamp("2025-02-26")]
-    with pytest.raises(ForecastError,
-                       match="^share backtest: no origin has three quarters of reported ratios$"):
+    with pytest.raises(ForecastError, match="^--origins 2: 0 of .* ask for at most 0$"):
         share_origins(dataset.as_of("2023-09-01"), origins=2, horizon=1)
 
 
@@ -240,11 +239,6 @@ def test_check_backtest_refuses_more_origins_than_nvidia_quarters(dataset: Any) 
         check_backtest(dataset, 1, 30)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "check_backtest counts NVIDIA's quarters (26 - horizon) but share_origins then drops "
-    "every cut-off before the rivals have three reported ratios: with --horizon 4 it "
-    "accepts up to --origins 22 ('ask for at most 22') and the backtest silently runs on "
-    "the 4 origins there are (the default --origins 6 gives 4)"))
 def test_check_backtest_refuses_more_origins_than_share_origins_gives(dataset: Any) -> None:
     assert len(share_origins(dataset, 4, 4)) == 4
     with pytest.raises(ForecastError, match="^--origins 5: .*ask for at most 4$"):
@@ -318,13 +312,6 @@ def test_a_map_gives_the_serial_scores(dataset: Any, monkeypatch: pytest.MonkeyP
     pd.testing.assert_frame_equal(serial, other)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "share_backtest._stack learns an origin's weight from the actuals of every cell of the "
-    "earlier origins (truth[origin] holds h = 1..H), including quarters reported after the "
-    "origin: at NVIDIA's 2025-02-26 report the weight reads AMD's 2025Q1 and Broadcom's "
-    "2024Q4 and 2025Q1 ratios, published later, and moves from 1.0 to 0.05 when they change "
-    "(look-ahead; spend_backtest.stack_results keeps only quarters reported by the "
-    "origin)"))
 def test_the_stack_weight_of_an_origin_ignores_later_figures(
         dataset: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """AMD's and Broadcom's figures published after the last origin scaled by e^-3: every

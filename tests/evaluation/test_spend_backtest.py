@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from forecast.core.calendar import next_fiscal_labels
-from forecast.core.errors import FitError, ForecastError
+from forecast.core.errors import ForecastError
 from forecast.data.dataset import load_dataset
 from forecast.evaluation import harness, spend_backtest
 from forecast.evaluation.baselines import ETSBaseline, RandomWalkDrift, UCBaseline
@@ -194,11 +194,6 @@ def test_check_backtest_counts_the_values_of_one_origin(dataset: Any) -> None:
     assert check_backtest(dataset, 1, 1) == 3 * 1 * 5
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cutoffs_for slices dates[: len(dates) - horizon]: a horizon longer than the series "
-    "(26 NVIDIA quarters, --horizon 30, which the CLI allows up to 300) gives a negative "
-    "stop that keeps dates[:-4], so origins that leave no 30 quarters are returned (and "
-    "check_backtest passes) instead of a ForecastError"))
 def test_a_horizon_longer_than_the_series_is_refused(dataset: Any) -> None:
     with pytest.raises(ForecastError, match="^--origins 1: nvidia_data_center has 26 "):
         cutoffs_for(dataset, NVIDIA, origins=1, horizon=30)
@@ -206,20 +201,11 @@ def test_a_horizon_longer_than_the_series_is_refused(dataset: Any) -> None:
         check_backtest(dataset, 1, 30)
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "cutoffs_for reads SERIES[series] before observed_series checks the name: an unknown "
-    "series raises a bare KeyError, not a ForecastError naming the known series"))
 def test_an_unknown_series_is_a_forecast_error(dataset: Any) -> None:
     with pytest.raises(ForecastError, match="unknown series 'nvidia'"):
         cutoffs_for(dataset, "nvidia", origins=1, horizon=4)
 
 
-@pytest.mark.xfail(strict=True, raises=FitError, reason=(
-    "the spend model cannot be prepared as of any default backtest cut-off (origins 6, "
-    "horizon 4: 2023-05-24 .. 2024-08-28, and none with horizon >= 3): the 'other' group's "
-    "first unit price (Gaudi3) is dated 2024-12-31, so SpendModel.prepare raises FitError "
-    "'a vendor group has no costed chip in the fit window' and `backtest spend` / "
-    "`backtest share` record the model as failed at every origin (no model, no stack)"))
 def test_the_spend_model_can_be_prepared_at_the_default_cut_offs(dataset: Any) -> None:
     from forecast.models.spend.model import SpendModel
     from forecast.scenarios import load_scenario

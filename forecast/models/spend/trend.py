@@ -125,9 +125,10 @@ def expected_level(level: Any, growth: Any, phi: Any, g_star: Any, horizon: int)
 def log_sum_moments(known: Any, state: FilteredState, params: TrendParams, horizon: int,
                     xp: Any = np, shock_scale: float = SHOCK_SCALE_BETA / (SHOCK_SCALE_ALPHA - 1.0)
                     ) -> tuple[Any, Any]:
-    """Mean and variance (second-order delta method) of ``log(sum of exp(known) + sum_h exp(L_h))``: the
-    log of a total over quarters, some known (log values ``known``), the next ``horizon``
-    ones the trend's from a filtered ``state`` whose level is exact (``var_level`` zero).
+    """Mean and variance (second-order delta method) of
+    ``log(sum of exp(known) + sum_h exp(L_h))``: the log of a total over quarters, some
+    known (log values ``known``), the next ``horizon`` ones the trend's from a filtered
+    ``state`` whose level is exact (``var_level`` zero).
 
     ``L_h = L + sum_{j<=h} g_j``, ``g_j = g* + phi^j (g - g*) + sum_{k<=j} phi^(j-k) eta_k``
     (plus the level shocks), so the total's log moves with weights ``w_h`` (each quarter's
