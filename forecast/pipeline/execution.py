@@ -22,13 +22,18 @@ Which executor (:func:`resolve`):
   bound to one core (``sched_setaffinity``) so that a fit inside it uses one core whatever
   its sampler asks and two workers use two cores, not four threads fighting over two.
 
-How items travel (Dask only): an item that is a dataclass is sent field by field, and a
-field value that several items share (the same object: a forecaster with its dataset, a fit
-bundle) is scattered to the workers once and passed to each task by reference, instead of
-being pickled into every task. Results are gathered by the client as they complete (a
-worker that dies afterwards loses nothing); tasks running on a worker that dies are
-rescheduled by Dask on the others. Workers never write to the fit store: callers write what
-the tasks return.
+How items travel (Dask only; :mod:`forecast.pipeline.packing`): the items are cut into
+contiguous chunks (a few per worker, so that a worker done early takes another, and at least
+:data:`~forecast.pipeline.packing.MIN_CHUNK_SECONDS` of work each when the items were timed),
+and each chunk is one Dask task running ``fn`` over its items in order, so the scheduler's
+cost is paid per chunk, not per item. An item that is a dataclass is sent field by field,
+and a field value that several items share (the same object: a forecaster with its dataset,
+a fit bundle) is scattered to the workers once and passed to each chunk by reference,
+instead of being pickled into every task. Results are gathered by the client as chunks
+complete and put back in item order (a worker that dies afterwards loses nothing); a chunk
+running on a worker that dies is rescheduled whole by Dask on the others. Progress
+(``on_task``) advances per item in this process and per chunk on the cluster. Workers never
+write to the fit store: callers write what the tasks return.
 
 Workers run numpy's BLAS with one thread (Dask's default, as the cores are the workers').
 The package's tasks give bit-identical numbers that way and in a multi-threaded serial run
@@ -38,10 +43,7 @@ the last bits.
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
 import logging
-import numbers
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -50,6 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forecast.core.errors import ForecastError
+from forecast.pipeline.packing import chunk_bounds, chunk_count, pack_items, run_chunk
 
 #: Environment variable naming the scheduler of a running Dask cluster.
 ENV_SCHEDULER = "FORECAST_DASK_SCHEDULER"
@@ -58,13 +61,10 @@ CONNECT_TIMEOUT = 30
 WORKER_TIMEOUT = 120
 
 #: ``on_task(done, total)``: called with ``(0, total)`` when a map starts and after each
-#: result arrives.
+#: result arrives (per item in this process, per chunk of items on a cluster).
 OnTask = Callable[[int, int], None]
 #: ``say(line)``: where a one-line note on the executor goes.
 Say = Callable[[str], None]
-
-#: Values never worth scattering, however many items share them.
-_SCALARS = (numbers.Number, str, bytes, type(None), datetime.date, datetime.timedelta)
 
 
 def machine_cores() -> int:
@@ -152,78 +152,6 @@ class TaskMap:
         return results
 
 
-@dataclass(frozen=True)
-class _Packed:
-    """An item taken apart for sending: its class and field values, shared ones as slots."""
-
-    cls: type | None
-    names: tuple[str, ...]
-    values: tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class _Slot:
-    """Stands for the ``index``-th shared value, passed to the task separately."""
-
-    index: int
-
-
-def _fields(item: Any) -> tuple[type | None, tuple[str, ...], tuple[Any, ...]]:
-    """An item's class, field names and values; ``(None, (), (item,))`` when it is not a
-    dataclass instance that can be rebuilt from its fields alone."""
-    if not dataclasses.is_dataclass(item) or isinstance(item, type):
-        return None, (), (item,)
-    fields = dataclasses.fields(item)
-    names = tuple(f.name for f in fields)
-    state = getattr(item, "__dict__", None)
-    if state is not None and set(state) != set(names):
-        return None, (), (item,)
-    return type(item), names, tuple(getattr(item, name) for name in names)
-
-
-def _rebuild(packed: _Packed, shared: tuple[Any, ...]) -> Any:
-    """The item again, as unpickling would make it (no ``__init__`` call)."""
-    values = [shared[v.index] if isinstance(v, _Slot) else v for v in packed.values]
-    if packed.cls is None:
-        return values[0]
-    item = object.__new__(packed.cls)
-    for name, value in zip(packed.names, values, strict=True):
-        object.__setattr__(item, name, value)
-    return item
-
-
-def run_packed(fn: Callable[[Any], Any], packed: _Packed, *shared: Any) -> Any:
-    """Task body on a worker: rebuild the item and call ``fn`` on it."""
-    return fn(_rebuild(packed, shared))
-
-
-def pack_items(items: list[Any]) -> tuple[list[_Packed], list[Any]]:
-    """Take items apart; values shared by several items (by identity) become slots.
-
-    Returns the packed items and the shared values, in slot order.
-    """
-    parts = [_fields(item) for item in items]
-    counts: dict[int, int] = {}
-    for _, _, values in parts:
-        for value in {id(v): v for v in values if not isinstance(v, _SCALARS)}.values():
-            counts[id(value)] = counts.get(id(value), 0) + 1
-    slots: dict[int, _Slot] = {}
-    shared: list[Any] = []
-    packed = []
-    for cls, names, values in parts:
-        out = []
-        for value in values:
-            if counts.get(id(value), 0) > 1:
-                if id(value) not in slots:
-                    slots[id(value)] = _Slot(len(shared))
-                    shared.append(value)
-                out.append(slots[id(value)])
-            else:
-                out.append(value)
-        packed.append(_Packed(cls, names, tuple(out)))
-    return packed, shared
-
-
 class DaskTaskMap(TaskMap):
     """Runs the tasks on a Dask cluster through ``client`` (see the module docstring)."""
 
@@ -235,27 +163,40 @@ class DaskTaskMap(TaskMap):
         self.workers = workers
 
     def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """Submit every item, gather the results as they complete, return them in order."""
+        """Run the items in chunks on the cluster; the results in item order."""
+        items = list(items)
+        self._tick(0, len(items))
+        return self.run_chunks(fn, items)
+
+    def run_chunks(self, fn: Callable[[Any], Any], items: list[Any], *, done: int = 0,
+                   total: int | None = None, item_seconds: float | None = None) -> list[Any]:
+        """Submit the items in chunks (:func:`chunk_count`), gather the chunks as they
+        complete, return the results in item order.
+
+        ``done`` of ``total`` items were already run elsewhere (progress goes on from there);
+        ``item_seconds`` is an item's time where one was measured.
+        """
         from distributed import as_completed
 
-        items = list(items)
-        total = len(items)
-        self._tick(0, total)
-        if not total:
+        total = len(items) + done if total is None else total
+        if not items:
             return []
         packed, shared = pack_items(items)
         refs = (self.client.scatter(shared, broadcast=True, hash=False) if shared else [])
         name = getattr(fn, "__name__", "task").replace("_", "-")
         batch = uuid.uuid4().hex[:10]
-        futures = [self.client.submit(run_packed, fn, part, *refs, pure=False,
-                                      key=f"{name}-{batch}-{i}")
-                   for i, part in enumerate(packed)]
-        position = {future.key: i for i, future in enumerate(futures)}
-        results: list[Any] = [None] * total
+        bounds = chunk_bounds(len(items),
+                              chunk_count(len(items), self.workers, item_seconds))
+        futures = [self.client.submit(run_chunk, fn, packed[begin:end], *refs, pure=False,
+                                      key=f"{name}-{batch}-{begin}-{end}")
+                   for begin, end in bounds]
+        where = {future.key: span for future, span in zip(futures, bounds, strict=True)}
+        results: list[Any] = [None] * len(items)
         try:
-            completed = as_completed(futures, with_results=True)
-            for done, (future, result) in enumerate(completed, start=1):
-                results[position[future.key]] = result
+            for future, chunk in as_completed(futures, with_results=True):
+                begin, end = where[future.key]
+                results[begin:end] = chunk
+                done += end - begin
                 self._tick(done, total)
         except Exception as exc:
             self.client.cancel(futures)
@@ -352,7 +293,8 @@ def executor(workers: int | None = None, scheduler: str | None = None, *,
     workers, scheduler, env
         See :func:`resolve`.
     on_task
-        Progress: ``on_task(done, total)`` at the start of every map and after each result.
+        Progress: ``on_task(done, total)`` at the start of every map and after each result
+        (each chunk of items on a cluster).
     say
         Called with one line saying where the tasks run.
 
