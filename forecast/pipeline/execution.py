@@ -224,6 +224,15 @@ def _cluster_error(exc: Exception) -> Exception:
     return exc
 
 
+#: Dask's setting of ``MALLOC_TRIM_THRESHOLD_`` in the workers it spawns (to hand freed
+#: memory back to the OS sooner). Setting it turns off glibc's adaptive mmap threshold, so
+#: every large numpy array is mapped afresh and its pages faulted in again, system time that
+#: numpy-heavy tasks pay on every array; the local cluster leaves it unset. A user's workers
+#: can do the same: ``MALLOC_TRIM_THRESHOLD_: null`` under
+#: ``distributed.nanny.pre-spawn-environ`` in the Dask configuration of ``dask worker``.
+_MALLOC_TUNING = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+
+
 def _pin(cpus: tuple[int, ...], dask_worker: Any = None) -> int | None:
     """Bind this worker process to one of ``cpus`` (by the worker's number); the core."""
     if not hasattr(os, "sched_setaffinity") or dask_worker is None:
@@ -239,11 +248,14 @@ def _pin(cpus: tuple[int, ...], dask_worker: Any = None) -> int | None:
 
 @contextmanager
 def _local_cluster(workers: int, on_task: OnTask | None) -> Iterator[DaskTaskMap]:
-    """A LocalCluster of ``workers`` one-thread processes, each bound to one core."""
+    """A LocalCluster of ``workers`` one-thread processes, each bound to one core, with
+    glibc's own malloc tuning (see :data:`_MALLOC_TUNING`)."""
+    import dask
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+    with dask.config.set({_MALLOC_TUNING: None}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
     try:
         client = Client(cluster)
         try:
