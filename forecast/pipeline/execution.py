@@ -17,10 +17,19 @@ Which executor (:func:`resolve`):
   this package (and its data) installed at the same version; nothing is started or stopped
   but this client.
 - otherwise: an embedded ``LocalCluster`` of ``workers`` processes (default: one per core
-  this process may use), one thread each, started at the first map and closed on exit. PyMC and
-  nutpie hold the GIL in places and compile with numba, so workers are processes; each is
-  bound to one core (``sched_setaffinity``) so that a fit inside it uses one core whatever
-  its sampler asks and two workers use two cores, not four threads fighting over two.
+  this process may use), one thread each, started at the first map that pays for it and
+  closed on exit. PyMC and nutpie hold the GIL in places and compile with numba, so workers
+  are processes; each is bound to one core (``sched_setaffinity``) so that a fit inside it
+  uses one core whatever its sampler asks and two workers use two cores, not four threads
+  fighting over two.
+
+When the local cluster pays (:func:`cluster_pays`): until it has started, a map runs its first
+item in this process and times it. If the workers would save less time on the rest of the
+items (at that time each) than :data:`LOCAL_START_SECONDS`, what starting and closing the
+cluster costs, the rest run serially here too and the executor's note says so; otherwise the
+cluster starts and takes the rest. One worker never pays (it does this process's work plus
+the start-up). A user's cluster (``--scheduler`` or :data:`ENV_SCHEDULER`) is always used:
+it is already running, and the user chose its machines for the work.
 
 How items travel (Dask only; :mod:`forecast.pipeline.packing`): the items are cut into
 contiguous chunks (a few per worker, so that a worker done early takes another, and at least
@@ -43,8 +52,10 @@ the last bits.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -59,6 +70,16 @@ ENV_SCHEDULER = "FORECAST_DASK_SCHEDULER"
 #: Seconds to wait for a scheduler to answer, and for its first worker.
 CONNECT_TIMEOUT = 30
 WORKER_TIMEOUT = 120
+
+#: Seconds that using the embedded ``LocalCluster`` costs the wall clock beyond the work it
+#: takes: importing Dask here, spawning the worker processes (each imports numpy, pandas and
+#: this package), binding them to cores, shipping the shared data and closing it all at the
+#: end. Measured on the 2-core development machine under the load of other jobs (load
+#: average 5-7): importing Dask 2.4-3.5 s, starting 2 workers 4.5-6.8 s, closing them
+#: 1.3-1.9 s, scattering a sweep's fit 0.3 s; the margin covers the workers' first, colder
+#: tasks. A map whose items left would save less than this on the workers
+#: (:func:`cluster_pays`) runs serially.
+LOCAL_START_SECONDS = 12.0
 
 #: ``on_task(done, total)``: called with ``(0, total)`` when a map starts and after each
 #: result arrives (per item in this process, per chunk of items on a cluster).
@@ -150,6 +171,18 @@ class TaskMap:
             results.append(fn(item))
             self._tick(len(results), len(items))
         return results
+
+
+def cluster_pays(remaining_seconds: float, workers: int,
+                 start_seconds: float | None = None) -> bool:
+    """Whether ``workers`` workers save more than their start-up on this much serial work.
+
+    The workers take ``remaining_seconds / workers`` of wall time instead of
+    ``remaining_seconds``; they pay when that saving exceeds ``start_seconds`` (default
+    :data:`LOCAL_START_SECONDS`). One worker never pays.
+    """
+    start_seconds = LOCAL_START_SECONDS if start_seconds is None else start_seconds
+    return workers > 1 and remaining_seconds * (1 - 1 / workers) > start_seconds
 
 
 class DaskTaskMap(TaskMap):
@@ -297,7 +330,7 @@ def _remote_cluster(address: str, on_task: OnTask | None) -> Iterator[DaskTaskMa
 @contextmanager
 def executor(workers: int | None = None, scheduler: str | None = None, *,
              on_task: OnTask | None = None, say: Say | None = None,
-             env: Mapping[str, str] | None = None) -> Iterator[TaskMap]:
+             env: Mapping[str, str] | None = None, fallback: bool = True) -> Iterator[TaskMap]:
     """The :class:`TaskMap` chosen by :func:`resolve`; closes what it started on exit.
 
     Parameters
@@ -306,9 +339,13 @@ def executor(workers: int | None = None, scheduler: str | None = None, *,
         See :func:`resolve`.
     on_task
         Progress: ``on_task(done, total)`` at the start of every map and after each result
-        (each chunk of items on a cluster).
+        (each item run in this process, each chunk run on a cluster).
     say
-        Called with one line saying where the tasks run.
+        Called with one line saying where the tasks run (again when that changes).
+    fallback
+        For a local cluster: run a map serially when its work is too small to pay for the
+        cluster's start-up (see the module docstring); False starts the cluster at the
+        first map whatever its size. A user's cluster is always used.
 
     Raises
     ------
@@ -323,42 +360,82 @@ def executor(workers: int | None = None, scheduler: str | None = None, *,
             say(f"running tasks {task_map.description}")
         yield task_map
         return
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
+    # Found, not imported: a map too small for the cluster never imports Dask.
+    if importlib.util.find_spec("distributed") is None:
         raise ForecastError("Dask is not installed (pip install 'dask[distributed]'); "
-                            "--workers 0 runs serially without it") from None
+                            "--workers 0 runs serially without it")
+
     def start() -> Any:
         return (_local_cluster(plan.workers, on_task) if plan.kind == "local"
                 else _remote_cluster(str(plan.address), on_task))
 
+    fallback_workers = plan.workers if fallback and plan.kind == "local" else None
     with ExitStack() as stack:
-        yield LazyTaskMap(start, stack, on_task, say)
+        yield LazyTaskMap(start, stack, on_task, say, fallback_workers)
 
 
 class LazyTaskMap(TaskMap):
-    """A :class:`DaskTaskMap` started at its first map (or first look at its ``client``,
-    ``description`` or ``workers``), closed by :func:`executor`: a command that fails before
-    its first task starts no cluster."""
+    """A :class:`DaskTaskMap` started when a map pays for it, closed by :func:`executor`.
+
+    With ``fallback_workers`` (a local cluster of that many workers, not started yet) each
+    map runs its first item here, times it and runs the rest here too unless
+    :func:`cluster_pays` for them; without, the cluster starts at the first map. A look at
+    ``client`` or ``workers`` starts it too; ``description`` says where the last map ran
+    (before any, what is planned). A command that fails before its first task starts no
+    cluster.
+    """
 
     def __init__(self, start: Callable[[], Any], stack: ExitStack, on_task: OnTask | None,
-                 say: Say | None):
+                 say: Say | None, fallback_workers: int | None = None):
         super().__init__(on_task)
         self._start, self._stack, self._say = start, stack, say
         self._inner: DaskTaskMap | None = None
+        self._fallback_workers = fallback_workers
+        self._note: str | None = None
+        if fallback_workers is not None:
+            self._note = (f"on a local Dask cluster of {fallback_workers} worker processes "
+                          "when the work pays for its start-up, else serially")
+
+    def _tell(self, note: str) -> None:
+        """Record where tasks run; say it when it changed."""
+        if note != self._note and self._say is not None:
+            self._say(f"running tasks {note}")
+        self._note = note
 
     def started(self) -> DaskTaskMap:
         """The running map (starting or connecting to the cluster the first time)."""
         if self._inner is None:
-            self._inner = self._stack.enter_context(self._start())
-            if self._say is not None:
-                self._say(f"running tasks {self._inner.description}")
+            inner = self._stack.enter_context(self._start())
+            self._tell(inner.description)
+            self._inner = inner
         self._inner.on_task = self.on_task
         return self._inner
 
     def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """See :meth:`DaskTaskMap.__call__`."""
-        return self.started()(fn, items)
+        """See :meth:`DaskTaskMap.__call__`; with the serial fallback as the class says."""
+        workers = self._fallback_workers
+        if self._inner is not None or workers is None:
+            return self.started()(fn, items)
+        items = list(items)
+        total = len(items)
+        self._tick(0, total)
+        if not total:
+            return []
+        began = time.perf_counter()
+        results = [fn(items[0])]
+        seconds = time.perf_counter() - began
+        self._tick(1, total)
+        remaining = seconds * (total - 1)
+        if total == 1 or not cluster_pays(remaining, workers):
+            self._tell(f"serially in this process: {total} tasks of about {seconds:.2g} s "
+                       f"would save less on {workers} workers than their start-up "
+                       f"(~{LOCAL_START_SECONDS:.0f} s)")
+            for item in items[1:]:
+                results.append(fn(item))
+                self._tick(len(results), total)
+            return results
+        return results + self.started().run_chunks(fn, items[1:], done=1, total=total,
+                                                   item_seconds=seconds)
 
     @property
     def client(self) -> Any:
@@ -367,9 +444,10 @@ class LazyTaskMap(TaskMap):
 
     @property  # type: ignore[override]
     def description(self) -> str:
-        return self.started().description
+        if self._inner is not None:
+            return self._inner.description
+        return self._note if self._note is not None else self.started().description
 
     @property  # type: ignore[override]
     def workers(self) -> int:
         return self.started().workers
-

@@ -1,12 +1,15 @@
 """The execution layer: which executor the options choose, results in task order whatever
-ran them (in chunks of uneven sizes too), shared task fields sent once, errors as one line,
-no Dask on the serial path."""
+ran them (in chunks of uneven sizes too), shared task fields sent once, a map too small for
+the local cluster run serially without starting it, errors as one line, no Dask on the
+serial path."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +20,7 @@ import pytest
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness
 from forecast.pipeline import execution, packing
-from forecast.pipeline.execution import Plan, TaskMap, executor, resolve
+from forecast.pipeline.execution import Plan, TaskMap, cluster_pays, executor, resolve
 from forecast.pipeline.packing import chunk_bounds, chunk_count, pack_items
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +66,12 @@ class GaussianForecaster:
 
 def truth(origin: int) -> dict[harness.Cell, float]:
     return {("s", h): origin + h + 0.3 for h in (1, 2, 3)}
+
+
+def where_run(job: Job) -> tuple[int, int]:
+    """Sleeps (long enough to time) and says which process ran the job."""
+    time.sleep(0.1)
+    return job.index, os.getpid()
 
 
 def later_first(job: Job) -> tuple[int, float]:
@@ -157,14 +166,76 @@ def test_chunks_are_a_few_per_worker_and_more_for_long_items() -> None:
     assert chunk_count(200, 2, least / 1e4) == 2 * per
 
 
+# --------------------------------------------------------------------------- fallback
+
+
+def test_the_cluster_pays_when_the_workers_save_more_than_its_start() -> None:
+    assert cluster_pays(30.0, 2, start_seconds=12.0)  # saves 15 s
+    assert not cluster_pays(20.0, 2, start_seconds=12.0)  # saves 10 s
+    assert cluster_pays(20.0, 4, start_seconds=12.0)  # saves 15 s
+    assert not cluster_pays(1e6, 1, start_seconds=12.0)  # one worker saves nothing
+
+
+@contextmanager
+def no_cluster(workers, on_task):
+    raise AssertionError("a local cluster was started")
+    yield  # pragma: no cover - a generator, never reached
+
+
+def test_a_small_map_runs_serially_without_starting_the_cluster(monkeypatch) -> None:
+    monkeypatch.setattr(execution, "_local_cluster", no_cluster)
+    lines: list[str] = []
+    ticks: list[tuple[int, int]] = []
+    jobs = [Job(np.ones(3), i, ("a", i)) for i in range(6)]
+    with executor(2, on_task=lambda d, n: ticks.append((d, n)), say=lines.append) as task_map:
+        assert "when the work pays for its start-up" in task_map.description
+        assert task_map(weigh, jobs) == [weigh(job) for job in jobs]
+        assert task_map.description.startswith("serially in this process: 6 tasks of about")
+        assert task_map(weigh, []) == []
+    assert ticks == [(done, 6) for done in range(7)] + [(0, 0)]
+    assert len(lines) == 1 and "would save less on 2 workers than their start-up" in lines[0]
+
+
+def test_one_local_worker_never_starts_however_long_the_work(monkeypatch) -> None:
+    monkeypatch.setattr(execution, "_local_cluster", no_cluster)
+    monkeypatch.setattr(execution, "LOCAL_START_SECONDS", 0.0)
+    jobs = [Job(np.ones(3), i, ("a", i)) for i in range(3)]
+    with executor(1) as task_map:
+        assert task_map(where_run, jobs) == [(i, os.getpid()) for i in range(3)]
+
+
 # --------------------------------------------------------------------------- Dask
 
 
 @pytest.fixture(scope="module")
-def local_map():
-    """A 2-worker LocalCluster for the module's tests (started once)."""
-    with executor(2) as task_map:
-        yield task_map
+def cluster_start():
+    """The default executor of 2 local workers, started by a map whose work pays for it
+    under a lowered threshold: the executor, that map's results and the executor's notes."""
+    lines: list[str] = []
+    jobs = [Job(np.ones(1), i, ("w", i)) for i in range(9)]
+    with pytest.MonkeyPatch.context() as patch:
+        # 8 items left of 0.1 s or more each save 0.4 s or more on 2 workers.
+        patch.setattr(execution, "LOCAL_START_SECONDS", 0.2)
+        with executor(2, say=lines.append) as task_map:
+            results = task_map(where_run, jobs)
+            patch.undo()
+            yield task_map, results, list(lines)
+
+
+@pytest.fixture
+def local_map(cluster_start):
+    """The started 2-worker LocalCluster's map."""
+    return cluster_start[0]
+
+
+def test_a_map_that_pays_runs_its_first_item_here_and_the_rest_on_the_cluster(
+        cluster_start) -> None:
+    _, results, lines = cluster_start
+    assert [index for index, _ in results] == list(range(9))
+    pids = [pid for _, pid in results]
+    assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+    assert lines == ["running tasks on a local Dask cluster of 2 worker processes "
+                     "(1 thread each)"]
 
 
 def test_local_cluster_gives_the_serial_results_in_task_order(local_map) -> None:
@@ -247,6 +318,9 @@ def test_the_forecast_command_and_serial_runs_never_import_dask() -> None:
         "from forecast.pipeline.execution import executor\n"
         "with executor(0) as task_map:\n"
         "    assert task_map(abs, [-1, 2]) == [1, 2]\n"
+        "with executor(2) as task_map:\n"  # too small for the cluster
+        "    assert task_map(abs, [-1, 2]) == [1, 2]\n"
+        "    assert task_map.description.startswith('serially'), task_map.description\n"
         "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed'})\n"
         "assert not loaded, loaded\n"
     )
