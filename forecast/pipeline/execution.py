@@ -203,8 +203,8 @@ class DaskTaskMap(TaskMap):
 
     def run_chunks(self, fn: Callable[[Any], Any], items: list[Any], *, done: int = 0,
                    total: int | None = None, item_seconds: float | None = None) -> list[Any]:
-        """Submit the items in chunks (:func:`chunk_count`), gather the chunks as they
-        complete, return the results in item order.
+        """Submit the items in chunks (:func:`~forecast.pipeline.packing.chunk_count`),
+        gather the chunks as they complete, return the results in item order.
 
         ``done`` of ``total`` items were already run elsewhere (progress goes on from there);
         ``item_seconds`` is an item's time where one was measured.
