@@ -17,18 +17,32 @@ Which executor (:func:`resolve`):
   this package (and its data) installed at the same version; nothing is started or stopped
   but this client.
 - otherwise: an embedded ``LocalCluster`` of ``workers`` processes (default: one per core
-  this process may use), one thread each, started at the first map and closed on exit. PyMC and
-  nutpie hold the GIL in places and compile with numba, so workers are processes; each is
-  bound to one core (``sched_setaffinity``) so that a fit inside it uses one core whatever
-  its sampler asks and two workers use two cores, not four threads fighting over two.
+  this process may use), one thread each, started at the first map that pays for it and
+  closed on exit. PyMC and nutpie hold the GIL in places and compile with numba, so workers
+  are processes; each is bound to one core (``sched_setaffinity``) so that a fit inside it
+  uses one core whatever its sampler asks and two workers use two cores, not four threads
+  fighting over two.
 
-How items travel (Dask only): an item that is a dataclass is sent field by field, and a
-field value that several items share (the same object: a forecaster with its dataset, a fit
-bundle) is scattered to the workers once and passed to each task by reference, instead of
-being pickled into every task. Results are gathered by the client as they complete (a
-worker that dies afterwards loses nothing); tasks running on a worker that dies are
-rescheduled by Dask on the others. Workers never write to the fit store: callers write what
-the tasks return.
+When the local cluster pays (:func:`cluster_pays`): until it has started, a map runs its first
+item in this process and times it. If the workers would save less time on the rest of the
+items (at that time each) than :data:`LOCAL_START_SECONDS`, what starting and closing the
+cluster costs, the rest run serially here too and the executor's note says so; otherwise the
+cluster starts and takes the rest. One worker never pays (it does this process's work plus
+the start-up). A user's cluster (``--scheduler`` or :data:`ENV_SCHEDULER`) is always used:
+it is already running, and the user chose its machines for the work.
+
+How items travel (Dask only; :mod:`forecast.pipeline.packing`): the items are cut into
+contiguous chunks (a few per worker, so that a worker done early takes another, and at least
+:data:`~forecast.pipeline.packing.MIN_CHUNK_SECONDS` of work each when the items were timed),
+and each chunk is one Dask task running ``fn`` over its items in order, so the scheduler's
+cost is paid per chunk, not per item. An item that is a dataclass is sent field by field,
+and a field value that several items share (the same object: a forecaster with its dataset,
+a fit bundle) is scattered to the workers once and passed to each chunk by reference,
+instead of being pickled into every task. Results are gathered by the client as chunks
+complete and put back in item order (a worker that dies afterwards loses nothing); a chunk
+running on a worker that dies is rescheduled whole by Dask on the others. Progress
+(``on_task``) advances per item in this process and per chunk on the cluster. Workers never
+write to the fit store: callers write what the tasks return.
 
 Workers run numpy's BLAS with one thread (Dask's default, as the cores are the workers').
 The package's tasks give bit-identical numbers that way and in a multi-threaded serial run
@@ -38,11 +52,10 @@ the last bits.
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
+import importlib.util
 import logging
-import numbers
 import os
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -50,6 +63,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forecast.core.errors import ForecastError
+from forecast.pipeline.packing import chunk_bounds, chunk_count, pack_items, run_chunk
 
 #: Environment variable naming the scheduler of a running Dask cluster.
 ENV_SCHEDULER = "FORECAST_DASK_SCHEDULER"
@@ -57,14 +71,21 @@ ENV_SCHEDULER = "FORECAST_DASK_SCHEDULER"
 CONNECT_TIMEOUT = 30
 WORKER_TIMEOUT = 120
 
+#: Seconds that using the embedded ``LocalCluster`` costs the wall clock beyond the work it
+#: takes: importing Dask here, spawning the worker processes (each imports numpy, pandas and
+#: this package), binding them to cores, shipping the shared data and closing it all at the
+#: end. Measured on the 2-core development machine under the load of other jobs (load
+#: average 5-7): importing Dask 2.4-3.5 s, starting 2 workers 4.5-6.8 s, closing them
+#: 1.3-1.9 s, scattering a sweep's fit 0.3 s; the margin covers the workers' first, colder
+#: tasks. A map whose items left would save less than this on the workers
+#: (:func:`cluster_pays`) runs serially.
+LOCAL_START_SECONDS = 12.0
+
 #: ``on_task(done, total)``: called with ``(0, total)`` when a map starts and after each
-#: result arrives.
+#: result arrives (per item in this process, per chunk of items on a cluster).
 OnTask = Callable[[int, int], None]
 #: ``say(line)``: where a one-line note on the executor goes.
 Say = Callable[[str], None]
-
-#: Values never worth scattering, however many items share them.
-_SCALARS = (numbers.Number, str, bytes, type(None), datetime.date, datetime.timedelta)
 
 
 def machine_cores() -> int:
@@ -152,76 +173,16 @@ class TaskMap:
         return results
 
 
-@dataclass(frozen=True)
-class _Packed:
-    """An item taken apart for sending: its class and field values, shared ones as slots."""
+def cluster_pays(remaining_seconds: float, workers: int,
+                 start_seconds: float | None = None) -> bool:
+    """Whether ``workers`` workers save more than their start-up on this much serial work.
 
-    cls: type | None
-    names: tuple[str, ...]
-    values: tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class _Slot:
-    """Stands for the ``index``-th shared value, passed to the task separately."""
-
-    index: int
-
-
-def _fields(item: Any) -> tuple[type | None, tuple[str, ...], tuple[Any, ...]]:
-    """An item's class, field names and values; ``(None, (), (item,))`` when it is not a
-    dataclass instance that can be rebuilt from its fields alone."""
-    if not dataclasses.is_dataclass(item) or isinstance(item, type):
-        return None, (), (item,)
-    fields = dataclasses.fields(item)
-    names = tuple(f.name for f in fields)
-    state = getattr(item, "__dict__", None)
-    if state is not None and set(state) != set(names):
-        return None, (), (item,)
-    return type(item), names, tuple(getattr(item, name) for name in names)
-
-
-def _rebuild(packed: _Packed, shared: tuple[Any, ...]) -> Any:
-    """The item again, as unpickling would make it (no ``__init__`` call)."""
-    values = [shared[v.index] if isinstance(v, _Slot) else v for v in packed.values]
-    if packed.cls is None:
-        return values[0]
-    item = object.__new__(packed.cls)
-    for name, value in zip(packed.names, values, strict=True):
-        object.__setattr__(item, name, value)
-    return item
-
-
-def run_packed(fn: Callable[[Any], Any], packed: _Packed, *shared: Any) -> Any:
-    """Task body on a worker: rebuild the item and call ``fn`` on it."""
-    return fn(_rebuild(packed, shared))
-
-
-def pack_items(items: list[Any]) -> tuple[list[_Packed], list[Any]]:
-    """Take items apart; values shared by several items (by identity) become slots.
-
-    Returns the packed items and the shared values, in slot order.
+    The workers take ``remaining_seconds / workers`` of wall time instead of
+    ``remaining_seconds``; they pay when that saving exceeds ``start_seconds`` (default
+    :data:`LOCAL_START_SECONDS`). One worker never pays.
     """
-    parts = [_fields(item) for item in items]
-    counts: dict[int, int] = {}
-    for _, _, values in parts:
-        for value in {id(v): v for v in values if not isinstance(v, _SCALARS)}.values():
-            counts[id(value)] = counts.get(id(value), 0) + 1
-    slots: dict[int, _Slot] = {}
-    shared: list[Any] = []
-    packed = []
-    for cls, names, values in parts:
-        out = []
-        for value in values:
-            if counts.get(id(value), 0) > 1:
-                if id(value) not in slots:
-                    slots[id(value)] = _Slot(len(shared))
-                    shared.append(value)
-                out.append(slots[id(value)])
-            else:
-                out.append(value)
-        packed.append(_Packed(cls, names, tuple(out)))
-    return packed, shared
+    start_seconds = LOCAL_START_SECONDS if start_seconds is None else start_seconds
+    return workers > 1 and remaining_seconds * (1 - 1 / workers) > start_seconds
 
 
 class DaskTaskMap(TaskMap):
@@ -235,27 +196,40 @@ class DaskTaskMap(TaskMap):
         self.workers = workers
 
     def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """Submit every item, gather the results as they complete, return them in order."""
+        """Run the items in chunks on the cluster; the results in item order."""
+        items = list(items)
+        self._tick(0, len(items))
+        return self.run_chunks(fn, items)
+
+    def run_chunks(self, fn: Callable[[Any], Any], items: list[Any], *, done: int = 0,
+                   total: int | None = None, item_seconds: float | None = None) -> list[Any]:
+        """Submit the items in chunks (:func:`~forecast.pipeline.packing.chunk_count`),
+        gather the chunks as they complete, return the results in item order.
+
+        ``done`` of ``total`` items were already run elsewhere (progress goes on from there);
+        ``item_seconds`` is an item's time where one was measured.
+        """
         from distributed import as_completed
 
-        items = list(items)
-        total = len(items)
-        self._tick(0, total)
-        if not total:
+        total = len(items) + done if total is None else total
+        if not items:
             return []
         packed, shared = pack_items(items)
         refs = (self.client.scatter(shared, broadcast=True, hash=False) if shared else [])
         name = getattr(fn, "__name__", "task").replace("_", "-")
         batch = uuid.uuid4().hex[:10]
-        futures = [self.client.submit(run_packed, fn, part, *refs, pure=False,
-                                      key=f"{name}-{batch}-{i}")
-                   for i, part in enumerate(packed)]
-        position = {future.key: i for i, future in enumerate(futures)}
-        results: list[Any] = [None] * total
+        bounds = chunk_bounds(len(items),
+                              chunk_count(len(items), self.workers, item_seconds))
+        futures = [self.client.submit(run_chunk, fn, packed[begin:end], *refs, pure=False,
+                                      key=f"{name}-{batch}-{begin}-{end}")
+                   for begin, end in bounds]
+        where = {future.key: span for future, span in zip(futures, bounds, strict=True)}
+        results: list[Any] = [None] * len(items)
         try:
-            completed = as_completed(futures, with_results=True)
-            for done, (future, result) in enumerate(completed, start=1):
-                results[position[future.key]] = result
+            for future, chunk in as_completed(futures, with_results=True):
+                begin, end = where[future.key]
+                results[begin:end] = chunk
+                done += end - begin
                 self._tick(done, total)
         except Exception as exc:
             self.client.cancel(futures)
@@ -283,6 +257,15 @@ def _cluster_error(exc: Exception) -> Exception:
     return exc
 
 
+#: Dask's setting of ``MALLOC_TRIM_THRESHOLD_`` in the workers it spawns (to hand freed
+#: memory back to the OS sooner). Setting it turns off glibc's adaptive mmap threshold, so
+#: every large numpy array is mapped afresh and its pages faulted in again, system time that
+#: numpy-heavy tasks pay on every array; the local cluster leaves it unset. A user's workers
+#: can do the same: ``MALLOC_TRIM_THRESHOLD_: null`` under
+#: ``distributed.nanny.pre-spawn-environ`` in the Dask configuration of ``dask worker``.
+_MALLOC_TUNING = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
+
+
 def _pin(cpus: tuple[int, ...], dask_worker: Any = None) -> int | None:
     """Bind this worker process to one of ``cpus`` (by the worker's number); the core."""
     if not hasattr(os, "sched_setaffinity") or dask_worker is None:
@@ -298,11 +281,14 @@ def _pin(cpus: tuple[int, ...], dask_worker: Any = None) -> int | None:
 
 @contextmanager
 def _local_cluster(workers: int, on_task: OnTask | None) -> Iterator[DaskTaskMap]:
-    """A LocalCluster of ``workers`` one-thread processes, each bound to one core."""
+    """A LocalCluster of ``workers`` one-thread processes, each bound to one core, with
+    glibc's own malloc tuning (see :data:`_MALLOC_TUNING`)."""
+    import dask
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+    with dask.config.set({_MALLOC_TUNING: None}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
     try:
         client = Client(cluster)
         try:
@@ -344,7 +330,7 @@ def _remote_cluster(address: str, on_task: OnTask | None) -> Iterator[DaskTaskMa
 @contextmanager
 def executor(workers: int | None = None, scheduler: str | None = None, *,
              on_task: OnTask | None = None, say: Say | None = None,
-             env: Mapping[str, str] | None = None) -> Iterator[TaskMap]:
+             env: Mapping[str, str] | None = None, fallback: bool = True) -> Iterator[TaskMap]:
     """The :class:`TaskMap` chosen by :func:`resolve`; closes what it started on exit.
 
     Parameters
@@ -352,9 +338,14 @@ def executor(workers: int | None = None, scheduler: str | None = None, *,
     workers, scheduler, env
         See :func:`resolve`.
     on_task
-        Progress: ``on_task(done, total)`` at the start of every map and after each result.
+        Progress: ``on_task(done, total)`` at the start of every map and after each result
+        (each item run in this process, each chunk run on a cluster).
     say
-        Called with one line saying where the tasks run.
+        Called with one line saying where the tasks run (again when that changes).
+    fallback
+        For a local cluster: run a map serially when its work is too small to pay for the
+        cluster's start-up (see the module docstring); False starts the cluster at the
+        first map whatever its size. A user's cluster is always used.
 
     Raises
     ------
@@ -369,42 +360,82 @@ def executor(workers: int | None = None, scheduler: str | None = None, *,
             say(f"running tasks {task_map.description}")
         yield task_map
         return
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
+    # Found, not imported: a map too small for the cluster never imports Dask.
+    if importlib.util.find_spec("distributed") is None:
         raise ForecastError("Dask is not installed (pip install 'dask[distributed]'); "
-                            "--workers 0 runs serially without it") from None
+                            "--workers 0 runs serially without it")
+
     def start() -> Any:
         return (_local_cluster(plan.workers, on_task) if plan.kind == "local"
                 else _remote_cluster(str(plan.address), on_task))
 
+    fallback_workers = plan.workers if fallback and plan.kind == "local" else None
     with ExitStack() as stack:
-        yield LazyTaskMap(start, stack, on_task, say)
+        yield LazyTaskMap(start, stack, on_task, say, fallback_workers)
 
 
 class LazyTaskMap(TaskMap):
-    """A :class:`DaskTaskMap` started at its first map (or first look at its ``client``,
-    ``description`` or ``workers``), closed by :func:`executor`: a command that fails before
-    its first task starts no cluster."""
+    """A :class:`DaskTaskMap` started when a map pays for it, closed by :func:`executor`.
+
+    With ``fallback_workers`` (a local cluster of that many workers, not started yet) each
+    map runs its first item here, times it and runs the rest here too unless
+    :func:`cluster_pays` for them; without, the cluster starts at the first map. A look at
+    ``client`` or ``workers`` starts it too; ``description`` says where the last map ran
+    (before any, what is planned). A command that fails before its first task starts no
+    cluster.
+    """
 
     def __init__(self, start: Callable[[], Any], stack: ExitStack, on_task: OnTask | None,
-                 say: Say | None):
+                 say: Say | None, fallback_workers: int | None = None):
         super().__init__(on_task)
         self._start, self._stack, self._say = start, stack, say
         self._inner: DaskTaskMap | None = None
+        self._fallback_workers = fallback_workers
+        self._note: str | None = None
+        if fallback_workers is not None:
+            self._note = (f"on a local Dask cluster of {fallback_workers} worker processes "
+                          "when the work pays for its start-up, else serially")
+
+    def _tell(self, note: str) -> None:
+        """Record where tasks run; say it when it changed."""
+        if note != self._note and self._say is not None:
+            self._say(f"running tasks {note}")
+        self._note = note
 
     def started(self) -> DaskTaskMap:
         """The running map (starting or connecting to the cluster the first time)."""
         if self._inner is None:
-            self._inner = self._stack.enter_context(self._start())
-            if self._say is not None:
-                self._say(f"running tasks {self._inner.description}")
+            inner = self._stack.enter_context(self._start())
+            self._tell(inner.description)
+            self._inner = inner
         self._inner.on_task = self.on_task
         return self._inner
 
     def __call__(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        """See :meth:`DaskTaskMap.__call__`."""
-        return self.started()(fn, items)
+        """See :meth:`DaskTaskMap.__call__`; with the serial fallback as the class says."""
+        workers = self._fallback_workers
+        if self._inner is not None or workers is None:
+            return self.started()(fn, items)
+        items = list(items)
+        total = len(items)
+        self._tick(0, total)
+        if not total:
+            return []
+        began = time.perf_counter()
+        results = [fn(items[0])]
+        seconds = time.perf_counter() - began
+        self._tick(1, total)
+        remaining = seconds * (total - 1)
+        if total == 1 or not cluster_pays(remaining, workers):
+            self._tell(f"serially in this process: {total} tasks of about {seconds:.2g} s "
+                       f"would save less on {workers} workers than their start-up "
+                       f"(~{LOCAL_START_SECONDS:.0f} s)")
+            for item in items[1:]:
+                results.append(fn(item))
+                self._tick(len(results), total)
+            return results
+        return results + self.started().run_chunks(fn, items[1:], done=1, total=total,
+                                                   item_seconds=seconds)
 
     @property
     def client(self) -> Any:
@@ -413,9 +444,10 @@ class LazyTaskMap(TaskMap):
 
     @property  # type: ignore[override]
     def description(self) -> str:
-        return self.started().description
+        if self._inner is not None:
+            return self._inner.description
+        return self._note if self._note is not None else self.started().description
 
     @property  # type: ignore[override]
     def workers(self) -> int:
         return self.started().workers
-

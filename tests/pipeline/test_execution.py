@@ -1,10 +1,15 @@
 """The execution layer: which executor the options choose, results in task order whatever
-ran them, shared task fields sent once, errors as one line, no Dask on the serial path."""
+ran them (in chunks of uneven sizes too), shared task fields sent once, a map too small for
+the local cluster run serially without starting it, errors as one line, no Dask on the
+serial path."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,8 +19,9 @@ import pytest
 
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness
-from forecast.pipeline import execution
-from forecast.pipeline.execution import Plan, TaskMap, executor, pack_items, resolve
+from forecast.pipeline import execution, packing
+from forecast.pipeline.execution import Plan, TaskMap, cluster_pays, executor, resolve
+from forecast.pipeline.packing import chunk_bounds, chunk_count, pack_items
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,6 +66,18 @@ class GaussianForecaster:
 
 def truth(origin: int) -> dict[harness.Cell, float]:
     return {("s", h): origin + h + 0.3 for h in (1, 2, 3)}
+
+
+def where_run(job: Job) -> tuple[int, int]:
+    """Sleeps (long enough to time) and says which process ran the job."""
+    time.sleep(0.1)
+    return job.index, os.getpid()
+
+
+def later_first(job: Job) -> tuple[int, float]:
+    """Early items sleep longest, so later chunks finish first."""
+    time.sleep(0.02 * (12 - job.index) if job.index < 12 else 0.0)
+    return job.index, float(job.weights[job.index % len(job.weights)])
 
 
 # --------------------------------------------------------------------------- choice
@@ -109,25 +127,115 @@ def test_fields_shared_by_several_items_become_one_slot() -> None:
     packed, shared = pack_items(jobs)
     # The array is shared by identity; the label tuple too; ints never are.
     assert len(shared) == 2 and shared[0] is weights and shared[1] is label
-    assert packed[0].values[0] == packed[2].values[0] == execution._Slot(0)
+    assert packed[0].values[0] == packed[2].values[0] == packing._Slot(0)
     assert packed[3].values[0] is jobs[3].weights
     for job, part in zip(jobs, packed, strict=True):
-        rebuilt = execution._rebuild(part, tuple(shared))
+        rebuilt = packing._rebuild(part, tuple(shared))
         assert type(rebuilt) is Job and rebuilt.index == job.index
         assert rebuilt.weights is job.weights and rebuilt.label == job.label
     # Anything else travels whole.
     assert pack_items([1, "a", (2, 3)]) == (
-        [execution._Packed(None, (), (v,)) for v in (1, "a", (2, 3))], [])
+        [packing._Packed(None, (), (v,)) for v in (1, "a", (2, 3))], [])
+
+
+# --------------------------------------------------------------------------- chunks
+
+
+def test_chunks_cover_the_items_in_order_with_sizes_one_apart() -> None:
+    assert chunk_bounds(10, 4) == [(0, 3), (3, 6), (6, 8), (8, 10)]
+    assert chunk_bounds(3, 8) == [(0, 1), (1, 2), (2, 3)]
+    assert chunk_bounds(0, 4) == []
+    for total in range(1, 30):
+        for chunks in range(1, 12):
+            bounds = chunk_bounds(total, chunks)
+            assert bounds[0][0] == 0 and bounds[-1][1] == total
+            assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False))
+            sizes = [stop - start for start, stop in bounds]
+            assert len(bounds) == min(total, chunks)
+            assert min(sizes) >= 1 and max(sizes) - min(sizes) <= 1
+
+
+def test_chunks_are_a_few_per_worker_and_more_for_long_items() -> None:
+    per, least = packing.CHUNKS_PER_WORKER, packing.MIN_CHUNK_SECONDS
+    assert chunk_count(200, 2) == 2 * per
+    assert chunk_count(3, 2) == 3  # never more chunks than items
+    # Timed items: chunks of about MIN_CHUNK_SECONDS of work, one item each when an item is
+    # that long, and never fewer than a few per worker.
+    assert chunk_count(200, 2, least / 5) == 40
+    assert chunk_count(24, 2, 30 * least) == 24
+    assert chunk_count(200, 2, least / 1e4) == 2 * per
+
+
+# --------------------------------------------------------------------------- fallback
+
+
+def test_the_cluster_pays_when_the_workers_save_more_than_its_start() -> None:
+    assert cluster_pays(30.0, 2, start_seconds=12.0)  # saves 15 s
+    assert not cluster_pays(20.0, 2, start_seconds=12.0)  # saves 10 s
+    assert cluster_pays(20.0, 4, start_seconds=12.0)  # saves 15 s
+    assert not cluster_pays(1e6, 1, start_seconds=12.0)  # one worker saves nothing
+
+
+@contextmanager
+def no_cluster(workers, on_task):
+    raise AssertionError("a local cluster was started")
+    yield  # pragma: no cover - a generator, never reached
+
+
+def test_a_small_map_runs_serially_without_starting_the_cluster(monkeypatch) -> None:
+    monkeypatch.setattr(execution, "_local_cluster", no_cluster)
+    lines: list[str] = []
+    ticks: list[tuple[int, int]] = []
+    jobs = [Job(np.ones(3), i, ("a", i)) for i in range(6)]
+    with executor(2, on_task=lambda d, n: ticks.append((d, n)), say=lines.append) as task_map:
+        assert "when the work pays for its start-up" in task_map.description
+        assert task_map(weigh, jobs) == [weigh(job) for job in jobs]
+        assert task_map.description.startswith("serially in this process: 6 tasks of about")
+        assert task_map(weigh, []) == []
+    assert ticks == [(done, 6) for done in range(7)] + [(0, 0)]
+    assert len(lines) == 1 and "would save less on 2 workers than their start-up" in lines[0]
+
+
+def test_one_local_worker_never_starts_however_long_the_work(monkeypatch) -> None:
+    monkeypatch.setattr(execution, "_local_cluster", no_cluster)
+    monkeypatch.setattr(execution, "LOCAL_START_SECONDS", 0.0)
+    jobs = [Job(np.ones(3), i, ("a", i)) for i in range(3)]
+    with executor(1) as task_map:
+        assert task_map(where_run, jobs) == [(i, os.getpid()) for i in range(3)]
 
 
 # --------------------------------------------------------------------------- Dask
 
 
 @pytest.fixture(scope="module")
-def local_map():
-    """A 2-worker LocalCluster for the module's tests (started once)."""
-    with executor(2) as task_map:
-        yield task_map
+def cluster_start():
+    """The default executor of 2 local workers, started by a map whose work pays for it
+    under a lowered threshold: the executor, that map's results and the executor's notes."""
+    lines: list[str] = []
+    jobs = [Job(np.ones(1), i, ("w", i)) for i in range(9)]
+    with pytest.MonkeyPatch.context() as patch:
+        # 8 items left of 0.1 s or more each save 0.4 s or more on 2 workers.
+        patch.setattr(execution, "LOCAL_START_SECONDS", 0.2)
+        with executor(2, say=lines.append) as task_map:
+            results = task_map(where_run, jobs)
+            patch.undo()
+            yield task_map, results, list(lines)
+
+
+@pytest.fixture
+def local_map(cluster_start):
+    """The started 2-worker LocalCluster's map."""
+    return cluster_start[0]
+
+
+def test_a_map_that_pays_runs_its_first_item_here_and_the_rest_on_the_cluster(
+        cluster_start) -> None:
+    _, results, lines = cluster_start
+    assert [index for index, _ in results] == list(range(9))
+    pids = [pid for _, pid in results]
+    assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+    assert lines == ["running tasks on a local Dask cluster of 2 worker processes "
+                     "(1 thread each)"]
 
 
 def test_local_cluster_gives_the_serial_results_in_task_order(local_map) -> None:
@@ -140,9 +248,19 @@ def test_local_cluster_gives_the_serial_results_in_task_order(local_map) -> None
         assert local_map(weigh, []) == []
     finally:
         local_map.on_task = None
+    # Progress per chunk: 12 items in 8 chunks (2, 2, 2, 2, 1, 1, 1, 1).
     assert ticks[0] == (0, 12) and ticks[-2] == (12, 12) and ticks[-1] == (0, 0)
-    assert [d for d, _ in ticks[:-1]] == list(range(13))
+    done = [d for d, _ in ticks[:-1]]
+    assert len(done) == 1 + 8 and done == sorted(set(done))
+    assert {b - a for a, b in zip(done, done[1:], strict=False)} == {1, 2}
     assert local_map.workers == 2 and "local Dask cluster of 2" in local_map.description
+
+
+def test_uneven_chunks_finishing_out_of_order_come_back_in_item_order(local_map) -> None:
+    # 11 items in 8 chunks (2, 2, 2, 1, 1, 1, 1, 1); the first chunks sleep longest.
+    weights = np.arange(5.0)
+    jobs = [Job(weights, i, ("u", i)) for i in range(11)]
+    assert local_map(later_first, jobs) == [(i, float(i % 5)) for i in range(11)]
 
 
 def test_workers_of_the_local_cluster_use_one_core_each(local_map) -> None:
@@ -200,6 +318,9 @@ def test_the_forecast_command_and_serial_runs_never_import_dask() -> None:
         "from forecast.pipeline.execution import executor\n"
         "with executor(0) as task_map:\n"
         "    assert task_map(abs, [-1, 2]) == [1, 2]\n"
+        "with executor(2) as task_map:\n"  # too small for the cluster
+        "    assert task_map(abs, [-1, 2]) == [1, 2]\n"
+        "    assert task_map.description.startswith('serially'), task_map.description\n"
         "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed'})\n"
         "assert not loaded, loaded\n"
     )

@@ -138,7 +138,7 @@ def test_sweep_on_a_local_cluster_equals_the_serial_sweep(shipped_store) -> None
     from forecast.pipeline.sweep import run_sweep
 
     serial = run_sweep("bull", VARY, draws=250, seeds=2, root=shipped_store)
-    with executor(2) as task_map:
+    with executor(2, fallback=False) as task_map:  # too small to pay: force the cluster
         other = run_sweep("bull", VARY, draws=250, seeds=2, root=shipped_store, map_fn=task_map)
     pd.testing.assert_frame_equal(serial.table, other.table, check_exact=True)
 
