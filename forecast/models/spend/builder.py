@@ -199,7 +199,7 @@ def _relative_positions(data: Mapping[str, pd.DataFrame], window: list[str], log
     start = pt.stack([params["position_start"].get(f"position_start_{rival}", target[k, 0])
                       for k, rival in enumerate(RIVALS)])
     adjusted = pm.Deterministic("adjusted", adjusted_positions(
-        target, deviation, start, params["adjustment_speed"], xp=pt, length=len(window)),
+        target, start, params["adjustment_speed"], xp=pt, length=len(window)),
         dims=("rival", "position_quarter"))
     lifts = lift_layout(data["ramps"])
     heights = pt.concatenate(
@@ -208,7 +208,8 @@ def _relative_positions(data: Mapping[str, pd.DataFrame], window: list[str], log
             ("ramp_lift_ahead", "ramp_ahead", lifts["ahead"])) if names] or [pt.zeros(0)])
     curves = ramp_curves(t, lifts["midpoint"], RAMP_WIDTH)
     position = pm.Deterministic(
-        "position", adjusted + ramp_lifts(heights, curves, lifts["owner"], len(RIVALS), xp=pt),
+        "position",
+        adjusted + deviation + ramp_lifts(heights, curves, lifts["owner"], len(RIVALS), xp=pt),
         dims=("rival", "position_quarter"))
     return pm.Deterministic("log_spend", pt.concatenate([log_nv[None, :],
                                                          log_nv[None, :] + position]),

@@ -62,7 +62,7 @@ class FittedSpend(Fitted):
     """A fitted vendor-spend model: joint paths of the five groups' spend and of AWS's fleet."""
 
     model_name: ClassVar[str] = "spend"
-    model_version: ClassVar[str] = "1"
+    model_version: ClassVar[str] = "2"
 
     @property
     def timeline(self) -> list[str]:

@@ -68,25 +68,29 @@ def deviations(eps: Any, persistence: Any, sigma: Any, xp: Any = np,
     return xp.dot(scaled, matrix.T)
 
 
-def adjusted_positions(target: Any, deviation: Any, start: Any, speed: Any,
-                       xp: Any = np, length: int | None = None) -> Any:
-    """``x(t) = (1 - lambda) x(t-1) + lambda target(t) + d(t)`` from ``x(-1) = start``.
+def adjusted_positions(target: Any, start: Any, speed: Any, xp: Any = np,
+                       length: int | None = None) -> Any:
+    """``x(t) = (1 - lambda) x(t-1) + lambda target(t)`` from ``x(-1) = start``.
 
-    ``target`` and ``deviation`` (..., rival, quarter), ``start`` (..., rival), ``speed``
-    lambda (a scalar, or one per leading index); ``length`` the number of quarters, required
-    when they are symbolic. Returns (..., rival, quarter).
+    The position is ``x(t) + d(t)``: the deviation rides on the adjusted path rather than
+    through it, so the speed and the deviations do not trade off (a deviation filtered by
+    ``1 - lambda`` left the sampler a ridge between the two).
+
+    ``target`` (..., rival, quarter), ``start`` (..., rival), ``speed`` lambda (a scalar, or
+    one per leading index); ``length`` the number of quarters, required when they are
+    symbolic. Returns (..., rival, quarter).
     """
     n = int(target.shape[-1]) if length is None else length
     keep = 1.0 - speed
     matrix = power_matrix(keep, n, xp)
-    drive = speed * target + deviation if xp is not np else (
-        np.asarray(speed)[..., None, None] * target + deviation)
-    decay = keep ** np.arange(1, n + 1, dtype=float) if xp is not np else (
-        np.asarray(keep)[..., None] ** np.arange(1, n + 1, dtype=float))
     if xp is np:
+        speed = np.asarray(speed)
+        drive = speed[..., None, None] * target
+        decay = np.asarray(keep)[..., None] ** np.arange(1, n + 1, dtype=float)
         carried = np.einsum("...ts,...gs->...gt", matrix, drive)
         return carried + start[..., :, None] * decay[..., None, :]
-    return xp.dot(drive, matrix.T) + start[:, None] * decay[None, :]
+    decay = keep ** np.arange(1, n + 1, dtype=float)
+    return xp.dot(speed * target, matrix.T) + start[:, None] * decay[None, :]
 
 
 def ramp_curves(t: np.ndarray, midpoints: Any, width: float, xp: Any = np) -> Any:

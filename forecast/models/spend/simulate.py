@@ -87,7 +87,7 @@ def simulate_spend(params: Mapping[str, float | np.ndarray], ramps: pd.DataFrame
     # The unreported rivals start at their first target, as in the model.
     measured = np.array([rival in MEASURED_RIVALS for rival in RIVALS])
     start = np.where(measured, np.asarray(params["position_start"], dtype=float), target[:, 0])
-    adjusted = adjusted_positions(target, deviation, start, params["adjustment_speed"])
+    adjusted = adjusted_positions(target, start, params["adjustment_speed"]) + deviation
     lifts = lift_layout(ramps)
     heights = np.concatenate([np.atleast_1d(params["ramp_lift"]),
                               np.atleast_1d(params["ramp_lift_ahead"])])

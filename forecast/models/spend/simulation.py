@@ -105,7 +105,8 @@ def simulate_positions(state: PositionState, cost_gap: np.ndarray, years: np.nda
 
     ``cost_gap`` (draw, rival, horizon): log cost gaps to NVIDIA; ``years`` (horizon,) from
     the fit window's first quarter (the erosion's origin). Each quarter the deviation takes
-    a new shock and the position closes ``lambda`` of its gap to the target.
+    a new shock, the adjusted path closes ``lambda`` of its gap to the target, and the
+    position is their sum.
     """
     target = targets(state.ecosystem, state.erosion, state.price_coefficient, cost_gap, years)
     n_draws, n_rivals, horizon = target.shape
@@ -116,8 +117,8 @@ def simulate_positions(state: PositionState, cost_gap: np.ndarray, years: np.nda
     out = np.empty_like(target)
     for h in range(horizon):
         deviation = persistence * deviation + state.deviation_sd * shocks[:, :, h]
-        adjusted = (1.0 - speed) * adjusted + speed * target[:, :, h] + deviation
-        out[:, :, h] = adjusted
+        adjusted = (1.0 - speed) * adjusted + speed * target[:, :, h]
+        out[:, :, h] = adjusted + deviation
     return out
 
 

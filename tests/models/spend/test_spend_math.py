@@ -26,7 +26,7 @@ def _loop(target, eps, start, speed, rho, sigma):
     out_x, out_d = np.empty_like(target), np.empty_like(target)
     for t in range(target.shape[1]):
         d = rho * d + sigma * eps[:, t]
-        x = (1.0 - speed) * x + speed * target[:, t] + d
+        x = (1.0 - speed) * x + speed * target[:, t]
         out_x[:, t], out_d[:, t] = x, d
     return out_x, out_d
 
@@ -38,17 +38,15 @@ def test_matrix_recursions_equal_the_loops() -> None:
     x, d = _loop(target, eps, start, 0.35, 0.6, sigma)
     dev = deviations(eps, 0.6, sigma)
     np.testing.assert_allclose(dev, d, rtol=1e-12)
-    np.testing.assert_allclose(adjusted_positions(target, dev, start, 0.35), x, rtol=1e-12)
+    np.testing.assert_allclose(adjusted_positions(target, start, 0.35), x, rtol=1e-12)
 
 
 def test_batched_draws_equal_one_draw_at_a_time() -> None:
     target = RNG.normal(size=(3, 4, 6))
-    dev = RNG.normal(size=(3, 4, 6))
     start, speed = RNG.normal(size=(3, 4)), np.array([0.2, 0.5, 0.9])
-    batch = adjusted_positions(target, dev, start, speed)
+    batch = adjusted_positions(target, start, speed)
     for k in range(3):
-        np.testing.assert_allclose(batch[k], adjusted_positions(target[k], dev[k], start[k],
-                                                                speed[k]))
+        np.testing.assert_allclose(batch[k], adjusted_positions(target[k], start[k], speed[k]))
 
 
 def test_pytensor_graphs_equal_numpy() -> None:
@@ -59,13 +57,13 @@ def test_pytensor_graphs_equal_numpy() -> None:
     start, sigma = RNG.normal(size=4), np.full(4, 0.2)
     sym = pt.dmatrix("eps")
     dev = deviations(sym, pt.constant(0.5), pt.constant(sigma), xp=pt, length=7)
-    x = adjusted_positions(pt.constant(target), dev, pt.constant(start), pt.constant(0.3),
+    x = adjusted_positions(pt.constant(target), pt.constant(start), pt.constant(0.3),
                            xp=pt, length=7)
     fn = pytensor.function([sym], [dev, x])
     got_d, got_x = fn(eps)
     want_d = deviations(eps, 0.5, sigma)
     np.testing.assert_allclose(got_d, want_d, rtol=1e-10)
-    np.testing.assert_allclose(got_x, adjusted_positions(target, want_d, start, 0.3), rtol=1e-10)
+    np.testing.assert_allclose(got_x, adjusted_positions(target, start, 0.3), rtol=1e-10)
 
 
 def test_power_matrix_is_lower_triangular_powers() -> None:
