@@ -101,11 +101,12 @@ def check_gate(
 
 
 def predictive_coverage(observed: xr.Dataset, predictive: xr.Dataset,
-                        levels: Sequence[float] = (0.5, 0.9)) -> pd.DataFrame:
+                        levels: Sequence[float] = (0.5, 0.8, 0.9)) -> pd.DataFrame:
     """Share of observations inside the central predictive intervals, per observed variable.
 
     ``predictive`` has ``chain`` and ``draw`` dims plus the observed variable's own dims.
-    Returns one row per variable (and ``all`` pooled): n and ``coverage_50``, ``coverage_90``.
+    Returns one row per variable (and ``all`` pooled): n and ``coverage_50``, ``coverage_80``,
+    ``coverage_90``.
     """
     rows, pooled = [], {level: [] for level in levels}
     for name in observed.data_vars:

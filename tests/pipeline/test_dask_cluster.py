@@ -1,5 +1,5 @@
 """A real Dask cluster, started as a user would: ``dask scheduler`` and two ``dask worker``
-processes (one thread each) on localhost, on free ports. A small backtest and a small sweep
+processes (one thread each) on localhost, on free ports. The baselines' backtest and a sweep
 sent to it with ``--scheduler`` (and the environment variable) give the serial numbers; a
 worker killed in the middle of a sweep has its tasks rescheduled on the other.
 
@@ -19,11 +19,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.slow
+# A real cluster's processes: in the validation tier (`pytest -m validation`).
+pytestmark = [pytest.mark.slow, pytest.mark.validation]
 
 ROOT = Path(__file__).resolve().parents[2]
 DASK = Path(sys.executable).with_name("dask")
@@ -113,23 +113,11 @@ def cluster(tmp_path: Path, request: pytest.FixtureRequest) -> Cluster:
     return running
 
 
-def _share_data():
-    from forecast.models.share import StateParams, simulate_share_data
-
-    quarters = [str(q) for q in pd.period_range("2020Q1", periods=14, freq="Q")]
-    rng = np.random.default_rng(0)
-    log_cost = np.cumsum(rng.normal(0.0, 0.2, (14, 3)), axis=0)
-    data, _ = simulate_share_data(quarters, ("nvidia", "amd", "google"), log_cost, 1.2,
-                                  [-2.0, -2.5], StateParams(0.4, 0.5, 0.05, 0.05, 1.5),
-                                  seed=2)
-    return data
-
-
 def _cli_sweep(store: Path, out: Path, *extra: str,
                env: dict[str, str] | None = None) -> pd.DataFrame:
     result = subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), "sweep", "--artifacts", str(store),
-         "--vary", "mfu_aws=0.2:0.4:3", "--vary", "ecosystem_shift_per_year=0.01:0.05:2",
+         "--vary", "mfu_aws=0.2:0.4:3", "--vary", "nvidia_price_response=0.05:0.15:2",
          "--draws", "300", "--seeds", "2", "--out", str(out), *extra],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
         env={**os.environ, **(env or {})})
@@ -139,21 +127,20 @@ def _cli_sweep(store: Path, out: Path, *extra: str,
 
 def test_backtest_and_sweep_on_a_real_cluster_equal_the_serial_runs(cluster, shipped_store,
                                                                      tmp_path) -> None:
-    from forecast.evaluation.share_backtest import share_backtest
+    from forecast.data.dataset import load_dataset
+    from forecast.evaluation.spend_backtest import backtest_spend
     from forecast.pipeline.execution import ENV_SCHEDULER, executor
 
-    data = _share_data()
-    options = {"horizon": 2, "draws": 200,
-               "sampler": {"draws": 100, "tune": 200, "chains": 2, "random_seed": 5}}
-    serial = share_backtest(data, ["2022Q4", "2023Q1"], **options)
+    # The baselines' tasks (statsmodels fits at each cut-off): the cluster's plumbing, not
+    # the spend model's sampling, is under test.
+    options = {"origins": 2, "horizon": 2, "draws": 200, "include_bayes": False}
+    serial, _ = backtest_spend(load_dataset(), **options)
     with executor(scheduler=cluster.address) as task_map:
         assert task_map.workers == 2
-        distributed = share_backtest(data, ["2022Q4", "2023Q1"], map_fn=task_map, **options)
-    # The same tasks with the same seeds: the same scores (seen to differ in the last bits
-    # only, from nutpie's compiled arithmetic in another process, never beyond 1e-9).
-    columns = ["forecaster", "key", "origin", "horizon", "actual", "crps", "pit", "in_80"]
-    pd.testing.assert_frame_equal(serial[columns].reset_index(drop=True),
-                                  distributed[columns].reset_index(drop=True), rtol=1e-9)
+        distributed, _ = backtest_spend(load_dataset(), map_fn=task_map, **options)
+    assert len(serial) > 0
+    pd.testing.assert_frame_equal(serial.reset_index(drop=True),
+                                  distributed.reset_index(drop=True), rtol=1e-9)
 
     reference = _cli_sweep(shipped_store, tmp_path / "serial", "--workers", "0")
     by_flag = _cli_sweep(shipped_store, tmp_path / "flag", "--scheduler", cluster.address)
@@ -167,7 +154,7 @@ def test_a_worker_killed_mid_sweep_has_its_tasks_rescheduled(cluster, shipped_st
     from forecast.pipeline.execution import executor
     from forecast.pipeline.sweep import run_sweep
 
-    vary = ["mfu_aws=0.2:0.4:4", "aws_supply_cap_share=0.05:0.2:3"]
+    vary = ["mfu_aws=0.2:0.4:4", "aws_price_erosion=0.02:0.1:3"]
     options = {"draws": 1500, "seeds": 2, "root": shipped_store}
     serial = run_sweep("base", vary, **options)
     killed: list[str] = []
