@@ -7,13 +7,11 @@ fiscal quarters after its last observation in ``dataset_as_of``. Adapters make o
 Bayesian spend model (:class:`SpendForecaster`, refitted on ``dataset.as_of(cutoff)``) and
 from any baseline of :mod:`forecast.evaluation.baselines` (:class:`BaselineForecaster`).
 
-The runs go through the shared harness (:mod:`forecast.evaluation.harness`): each
-(forecaster, cut-off) fit is one independent task. :func:`series_scores` returns the
-harness's tidy frame (one row per model, series, cut-off and horizon, with every shared
-score); :func:`rolling_origin` the same scores in long form (model, series, cutoff, horizon,
-metric, value); :func:`summarize` averages the long form per model and metric, over all
-horizons and per horizon. :func:`backtest_spend` is the CLI entry point (``python cli.py
-backtest spend``).
+Each (forecaster, cut-off) fit is one task of the shared harness
+(:mod:`forecast.evaluation.harness`). :func:`series_scores` gives its tidy frame,
+:func:`rolling_origin` the long form (model, series, cutoff, horizon, metric, value),
+:func:`summarize` its means per model and metric; :func:`backtest_spend` is the CLI entry
+point (``python cli.py backtest spend``).
 
 Metrics of the long form (see :func:`forecast.evaluation.harness.score_cells`): ``crps``
 (USD bn), ``crps_log`` (on log revenue: comparable across scales), ``pinball`` (mean over the
@@ -24,7 +22,8 @@ outcomes inside the central interval), ``interval_score_80`` / ``interval_score_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +82,23 @@ class BaselineForecaster:
         return paths
 
 
+#: Fits kept inside :func:`shared_fits`: (as-of date, scenario, sampler, seed) -> fitted model.
+_SHARED_FITS: dict[tuple[str, str, str, int], Any] | None = None
+
+
+@contextlib.contextmanager
+def shared_fits() -> Iterator[None]:
+    """Within this block a :class:`SpendForecaster` fits each cut-off once per scenario,
+    sampler and seed: the spend and share backtests of one process share their fits (the
+    fits are seeded, so a shared fit is the fit either backtest would make)."""
+    global _SHARED_FITS
+    previous, _SHARED_FITS = _SHARED_FITS, {}
+    try:
+        yield
+    finally:
+        _SHARED_FITS = previous
+
+
 class SpendForecaster:
     """Adapter: fit the spend model on the cut data, forecast each reported series.
 
@@ -101,8 +117,13 @@ class SpendForecaster:
         from forecast.scenarios import load_scenario
 
         scenario = self.scenario or load_scenario("base")
-        model = SpendModel.from_scenario(scenario)
-        fitted = model.fit_dataset(dataset, scenario, random_seed=seed, **self.sampler)
+        key = (str(dataset.as_of_date), scenario.name, repr(sorted(self.sampler.items())), seed)
+        fitted = None if _SHARED_FITS is None else _SHARED_FITS.get(key)
+        if fitted is None:
+            model = SpendModel.from_scenario(scenario)
+            fitted = model.fit_dataset(dataset, scenario, random_seed=seed, **self.sampler)
+            if _SHARED_FITS is not None:
+                _SHARED_FITS[key] = fitted
         paths = SeriesPaths({name: fitted.series_paths(name, horizon, draws=draws, seed=seed)[1]
                              for name in series if name in fitted.series_names()})
         paths.info = {"as_of": str(dataset.as_of_date), **fitted.diagnostics(),

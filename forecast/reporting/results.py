@@ -24,10 +24,12 @@ import pandas as pd
 
 from forecast.core.presentation import format_number
 from forecast.pipeline.results import Forecast
+from forecast.reporting.cards import card_blocks, write_cards
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS_FILE = ROOT / "docs" / "results.md"
 README_FILE = ROOT / "README.md"
+CARDS_DIR = ROOT / "docs" / "models"
 #: The README's block this script writes, between these markers.
 HEADLINE_MARKERS = ("<!-- results:headline -->", "<!-- /results:headline -->")
 SCENARIOS = ("bull", "base", "bear")
@@ -159,16 +161,14 @@ def diagnostics_table(header: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def backtest_section(directory: Path) -> str:
-    """The backtests stored beside the shipped fit (``backtests/<model>.json``, the JSON of
-    ``python cli.py backtest MODEL --format json`` at the default sampler)."""
+def backtest_texts(directory: Path | None) -> dict[str, str]:
+    """Each backtest stored beside the shipped fit (``backtests/<name>.json``, the JSON of
+    ``python cli.py backtest NAME --format json`` at the default sampler) as a table."""
     files = sorted((directory / "backtests").glob("*.json")) if directory else []
-    if not files:
-        return "No backtest is stored beside the shipped fit."
-    parts = []
+    texts = {}
     for path in files:
         report = json.loads(path.read_text())
-        lines = [f"### {path.stem}", "", f"Command: `{report.get('command', '')}`", "",
+        lines = [f"Command: `{report.get('command', '')}`", "",
                  "| model | n | log CRPS | CRPS | 80% coverage | 95% coverage | mean PIT |",
                  "|---|---|---|---|---|---|---|"]
         for model in report.get("models", []):
@@ -176,16 +176,63 @@ def backtest_section(directory: Path) -> str:
             lines.append(f"| {model['model']} | {pooled['n']} | {_num(pooled.get('log_crps'))} | "
                          f"{_num(pooled.get('crps'))} | {_num(pooled.get('coverage_80'))} | "
                          f"{_num(pooled.get('coverage_95'))} | {_num(pooled.get('mean_pit'))} |")
-        parts.append("\n".join(lines))
-    return "\n\n".join(parts)
+        lines += ["", *_by_horizon(report.get("models", [])), *_by_series(report)]
+        texts[path.stem] = "\n".join(lines)
+    return texts
+
+
+def _by_horizon(models: list[dict[str, Any]]) -> list[str]:
+    """80% coverage of each model by quarters ahead."""
+    horizons = sorted({row["horizon"] for model in models for row in model["by_horizon"]})
+    lines = ["80% coverage by quarters ahead:", "",
+             "| model | " + " | ".join(f"h={h}" for h in horizons) + " |",
+             "|---|" + "---|" * len(horizons)]
+    for model in models:
+        cells = {row["horizon"]: _num(row.get("coverage_80")) for row in model["by_horizon"]}
+        lines.append(f"| {model['model']} | " + " | ".join(cells.get(h, "") for h in horizons)
+                     + " |")
+    return lines
+
+
+def _by_series(report: dict[str, Any]) -> list[str]:
+    """Log CRPS and 80% coverage of each model per series, over every horizon."""
+    rows = [row for row in report.get("summary", [])
+            if "series" in row and str(row.get("horizon")) == "all"]
+    if not rows:
+        return []
+    lines = ["", "Per series, all horizons:", "",
+             "| series | model | n | log CRPS | 80% coverage |", "|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {row['series']} | {row['model']} | {row['n']} | "
+                     f"{_num(row.get('crps_log'))} | {_num(row.get('coverage_80'))} |")
+    return lines
+
+
+def backtest_section(directory: Path | None) -> str:
+    """The stored backtests, one subsection each."""
+    texts = backtest_texts(directory)
+    if not texts:
+        return "No backtest is stored beside the shipped fit."
+    return "\n\n".join(f"### {name}\n\n{text}" for name, text in texts.items())
+
+
+def shipped_summaries(scenario: str = "base") -> dict[str, pd.DataFrame]:
+    """Each model's posterior summary in ``scenario``'s shipped fit."""
+    from forecast.pipeline.runner import load_run
+
+    with tempfile.TemporaryDirectory(prefix="forecast-results-") as store:
+        _, _, bundle = load_run(scenario, root=store)
+        return {name: fitted.summary() for name, fitted in bundle.models.items()}
 
 
 def _num(value: Any) -> str:
     return "" if value is None else f"{float(value):.3f}"
 
 
-def render(results: dict[str, Forecast] | None = None) -> tuple[str, str]:
-    """(docs/results.md, the README's headline block) from the shipped fit."""
+def render(results: dict[str, Forecast] | None = None
+           ) -> tuple[str, str, dict[str, str]]:
+    """(docs/results.md, the README's headline block, the model cards' blocks) from the
+    shipped fit."""
     from forecast.scenarios import load_scenario
     from forecast.store.shipped import shipped_dir, shipped_header
 
@@ -198,26 +245,68 @@ def render(results: dict[str, Forecast] | None = None) -> tuple[str, str]:
              "do not edit by hand: a test regenerates this page and fails on any difference.",
              "", "## Headline", "", "Median (10-90%) of each calendar year's value; thesis "
              "probabilities with their Monte Carlo error.", "", top]
+    bounds = []
     for name, result in results.items():
         scenario = load_scenario(name)
+        binding = binding_table(result)
+        bounds += [f"**{name}**", "", binding, ""]
         parts += ["", f"## {name}", "", f"{result.draws} paths, seed {result.seed}.", "",
                   "### Annual quantiles", "", annual_tables(result), "",
                   "### Theses", "", theses_table(result, explained_by_inputs(result, scenario)),
-                  "", "### How often each long-horizon bound binds", "", binding_table(result)]
+                  "", "### How often each long-horizon bound binds", "", binding]
     parts += ["", "## Fit diagnostics", "", diagnostics_table(header), "",
               "## Backtests", "", backtest_section(shipped_dir())]
-    return "\n".join(parts) + "\n", top
+    blocks = card_blocks(header, shipped_summaries(), backtest_texts(shipped_dir()),
+                         "\n".join(bounds).strip())
+    return "\n".join(parts) + "\n", top, blocks
 
 
-def write(results_file: Path = RESULTS_FILE, readme: Path = README_FILE) -> None:
-    """Write docs/results.md and the README's headline block."""
-    page, top = render()
+def write(results_file: Path = RESULTS_FILE, readme: Path = README_FILE,
+          cards: Path = CARDS_DIR) -> None:
+    """Write docs/results.md, the README's headline block and the model cards' blocks."""
+    page, top, blocks = render()
     results_file.write_text(page)
     text = readme.read_text()
     start, end = HEADLINE_MARKERS
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     if pattern.search(text):
         readme.write_text(pattern.sub(lambda _: f"{start}\n{top}\n{end}", text))
+    write_cards(cards, blocks)
+    write_figures(forecasts(("base",))["base"], cards / "figures")
+
+
+#: The cards' figures: file name -> (metric, key, stacked) of base's forecast.
+FIGURES: dict[str, tuple[str, str | None, bool]] = {
+    "spend_shares_fan.png": ("share", None, True),
+    "spend_nvidia_fan.png": ("spend", "nvidia", False),
+    "spend_aws_fan.png": ("spend", "aws", False),
+    "bounds_tam_fan.png": ("tam", None, False),
+    "price_h100_fan.png": ("price", "H100", False),
+}
+
+
+def write_figures(result: Forecast, directory: Path) -> list[Path]:
+    """The cards' fan charts of base's forecast (history where the fit has it)."""
+    from forecast.reporting.plots import fan_chart, save, stacked_shares
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, (metric, key, stacked) in FIGURES.items():
+        if metric not in result.data:
+            continue
+        if key is not None and "chip" in result.data[metric].dims:
+            key = next((str(c) for c in result.data["chip"].values if key in str(c)), None)
+            if key is None:
+                continue
+        if stacked:
+            rows = result.history
+            history = rows[rows["metric"] == metric] if not rows.empty else None
+            fig, _ = stacked_shares(result, metric, history)
+        else:
+            fig, _ = fan_chart(result, metric, key, result.history_for(metric, key))
+        save(fig, directory / name)
+        written.append(directory / name)
+    return written
 
 
 if __name__ == "__main__":

@@ -1,0 +1,69 @@
+"""The backtests published beside the shipped fit (``published/backtests/<name>.json``).
+
+``python -m forecast.pipeline.published_backtests`` runs the price, spend and share backtests
+on ``data/`` at the models' default samplers, with the CLI's defaults (6 origins, 1-4
+quarters ahead, 1,000 draws), serially in one process so that the spend and share backtests
+share their spend fits (:func:`~forecast.evaluation.spend_backtest.shared_fits`: the same
+seeded fits either command makes). Each file is the JSON ``python cli.py backtest NAME
+--format json`` prints, with the command, the data hash, the model versions and every fit's
+diagnostics beside it. Run it after ``python cli.py fits ship``; the results page
+(``python -m forecast.reporting.results``) reads the files.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from forecast.evaluation.price_backtest import backtest_price_cli
+from forecast.evaluation.share_backtest import backtest_share_cli
+from forecast.evaluation.spend_backtest import backtest_spend, shared_fits
+
+#: The published backtests, in the order they run.
+RUNS: dict[str, Callable[..., Any]] = {"price": backtest_price_cli, "spend": backtest_spend,
+                                       "share": backtest_share_cli}
+DEFAULTS = {"origins": 6, "horizon": 4, "draws": 1000}
+
+
+def backtest_record(name: str, tidy: Any, summary: Any, data_hash: str,
+                    options: dict[str, int]) -> dict[str, Any]:
+    """A backtest's harness report and summary table with its provenance."""
+    from forecast.store.shipped import model_versions
+
+    command = (f"python cli.py backtest {name} --origins {options['origins']} --horizon "
+               f"{options['horizon']} --draws {options['draws']} --format json")
+    return {"command": command, "data_hash": data_hash, "model_versions": model_versions(),
+            "fits": tidy.attrs.get("fits", []), "failures": tidy.attrs.get("failures", []),
+            "weights": tidy.attrs.get("weights", {}),
+            "summary": summary.to_dict("records"), **tidy.attrs["report"]}
+
+
+def publish_backtests(names: Sequence[str] = tuple(RUNS), target: Path | None = None,
+                      progress: Callable[[str], None] = print) -> list[Path]:
+    """Run the backtests ``names`` and write them under ``target`` (default the shipped
+    fit's ``backtests/``); returns the files written."""
+    from forecast.data.dataset import DEFAULT_DATA_DIR, load_dataset
+    from forecast.store.shipped import SHIPPED_DIR
+
+    dataset = load_dataset(DEFAULT_DATA_DIR)
+    directory = Path(target) if target is not None else SHIPPED_DIR / "backtests"
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    with shared_fits():
+        for name in names:
+            progress(f"backtest {name}: {DEFAULTS['origins']} origins, default sampler")
+            kwargs = {"progress": progress} if name != "price" else {}
+            tidy, summary = RUNS[name](dataset, map_fn=map, **DEFAULTS, **kwargs)
+            record = backtest_record(name, tidy, summary, dataset.data_hash, DEFAULTS)
+            path = directory / f"{name}.json"
+            path.write_text(json.dumps(record, indent=2, default=str) + "\n")
+            written.append(path)
+            progress(f"wrote {path}")
+    return written
+
+
+if __name__ == "__main__":
+    publish_backtests(sys.argv[1:] or tuple(RUNS))
