@@ -1,24 +1,25 @@
-"""Benchmark a warm ``cli.py forecast`` against importing numpy, pandas and xarray alone.
+"""Benchmark ``cli.py forecast`` from the shipped fit: first run and warm runs, against
+importing numpy, pandas and xarray alone.
 
-Targets (issue 6): ``forecast --scenario bull`` with 4,000 draws from a stored fit in at most
-2 s wall on 2 cores and at most 2x the time a fresh Python takes to import numpy, pandas and
-xarray; time growing linearly with the number of draws.
+Targets: the first ``forecast --scenario bull`` on a fresh clone (no byte-code, no data cache,
+no fit of one's own: the shipped fit serves it) in at most 15 s; a warm forecast of 4,000
+draws within 1.5x the time a fresh Python takes to import numpy, pandas and xarray; time
+growing linearly with the number of draws.
 
-Side by side, in fresh processes, alternating so that both see the same machine load:
+1. The first run: one ``python cli.py forecast --scenario bull`` with an empty private
+   ``PYTHONPYCACHEPREFIX`` and an empty fit store (``FORECAST_ARTIFACTS``, whose ``cache/``
+   holds the validated data).
+2. Side by side, in fresh processes, alternating so that both see the same machine load:
+   ``python -c "import numpy, pandas, xarray"`` and ``python cli.py forecast --scenario bull
+   --draws 4000`` (table output, as a user runs it), each ``--repeats`` times after one
+   warm-up run of each; medians, their ratio and whether the targets are met.
+3. Forecasts of 1,000, 10,000 and 100,000 draws, with the time per draw and the marginal cost
+   of each further draw, which is constant when time is linear in draws.
 
-1. ``python -c "import numpy, pandas, xarray"``;
-2. ``python cli.py forecast --scenario bull --draws 4000`` (table output, as a user runs it);
-
-each ``--repeats`` times after one warm-up run of each; medians, their ratio and whether the
-targets are met. Then forecasts of 1,000, 10,000 and 100,000 draws, with the time per draw
-and the marginal cost of each further draw, which is constant when time is linear in draws.
-
-"Warm" means a stored fit under ``artifacts/`` (run ``python cli.py forecast --scenario bull``
-once first; the benchmark stops if a run has to fit), the validated-data cache filled, and
-byte-compiled modules: the runs get a private ``PYTHONPYCACHEPREFIX`` (the warm-up fills it)
-even where ``PYTHONDONTWRITEBYTECODE`` is set, as numpy, pandas and xarray come compiled in
-site-packages. ``--no-bytecode-cache`` measures with the project's modules compiled on every
-run instead (about 0.15 s more).
+The runs share the private byte-code prefix and fit store of step 1, so "warm" means modules
+byte-compiled and the validated-data cache filled, even where ``PYTHONDONTWRITEBYTECODE`` is
+set (numpy, pandas and xarray come compiled in site-packages). ``--no-bytecode-cache``
+measures with the project's modules compiled on every run instead.
 
     python benchmarks/bench_forecast.py [--repeats 7] [--scenario bull] [--no-bytecode-cache]
 """
@@ -36,8 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "import numpy, pandas, xarray"
-TARGET_SECONDS = 2.0
-TARGET_RATIO = 2.0
+FIRST_RUN_SECONDS = 15.0
+TARGET_RATIO = 1.5
 
 
 def run(command: list[str], env: dict[str, str]) -> float:
@@ -48,8 +49,8 @@ def run(command: list[str], env: dict[str, str]) -> float:
     if result.returncode != 0:
         sys.exit(f"failed: {' '.join(command)}\n{result.stderr.strip()}")
     if "sampling" in result.stderr:
-        sys.exit("the forecast had to fit first: this benchmark needs a stored fit; run "
-                 "`python cli.py forecast --scenario bull` once, then again")
+        sys.exit("the forecast had to fit first: the shipped fit does not serve this code "
+                 "and data; regenerate it with `python cli.py fits ship`")
     return seconds
 
 
@@ -81,16 +82,22 @@ def main() -> None:
                         help="compile the project's modules on every run")
     args = parser.parse_args()
     python = sys.executable
-    env = dict(os.environ)
-    cache = None
-    if not args.no_bytecode_cache:
-        cache = tempfile.TemporaryDirectory(prefix="bench-pycache-")
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = cache.name
+    store = tempfile.TemporaryDirectory(prefix="bench-store-")
+    env = {**os.environ, "FORECAST_ARTIFACTS": store.name}
+    cache = tempfile.TemporaryDirectory(prefix="bench-pycache-")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = cache.name
 
     forecast = [python, "cli.py", "forecast", "--scenario", args.scenario]
     print(f"python {sys.version.split()[0]}, load average {load()}")
-    print(f"byte-code cache: {'off' if cache is None else 'on (private PYTHONPYCACHEPREFIX)'}; "
+    first = run(forecast, env)
+    print(f"first run (empty byte-code prefix, empty store, shipped fit): {first:.2f} s; "
+          f"target <= {FIRST_RUN_SECONDS:g} s: "
+          f"{'met' if first <= FIRST_RUN_SECONDS else 'NOT met'}\n")
+    if args.no_bytecode_cache:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX")
+    print(f"byte-code cache: {'off' if args.no_bytecode_cache else 'on (private prefix)'}; "
           f"medians of {args.repeats} runs after one warm-up, alternating\n")
 
     times = side_by_side({"imports": [python, "-c", BASELINE],
@@ -104,8 +111,7 @@ def main() -> None:
         print(f"{label:<{width}} {statistics.median(times[key]):9.2f} "
               f"{min(times[key]):7.2f} {max(times[key]):7.2f}")
     print(f"{'ratio forecast / imports':<{width}} {ratio:9.2f}")
-    print(f"target <= {TARGET_SECONDS:g} s: {'met' if base <= TARGET_SECONDS else 'NOT met'}; "
-          f"target <= {TARGET_RATIO:g}x the imports: "
+    print(f"target <= {TARGET_RATIO:g}x the imports: "
           f"{'met' if ratio <= TARGET_RATIO else 'NOT met'}\n")
 
     print(f"{'draws':>8} {'median s':>9} {'ms per draw':>12} {'marginal ms per draw':>21}")
@@ -119,8 +125,8 @@ def main() -> None:
         print(f"{draws:>8,} {seconds:9.2f} {1000 * seconds / draws:12.4f} {marginal}")
         previous = (draws, seconds)
     print(f"\nload average at the end: {load()}")
-    if cache is not None:
-        cache.cleanup()
+    cache.cleanup()
+    store.cleanup()
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ def made_up(varies: list[Vary], seeds: tuple[int, ...] = (1, 2)) -> SweepResult:
 
 MFU = Vary("mfu_aws", (0.2, 0.3, 0.4))
 LAUNCH = Vary("trainium4_launch_quarter", (8107.0, 8109.0), is_quarter=True)
-CAP = Vary("aws_supply_cap_share", (0.1, 0.2))
+CAP = Vary("aws_price_erosion", (0.04, 0.08))
 
 
 def test_thesis_grid_averages_seeds_and_other_inputs() -> None:
@@ -136,7 +136,7 @@ def test_sensitivity_runs_on_a_pluggable_map_give_the_serial_tornado(shipped_sto
         calls.append(len(items))
         return [function(item) for item in reversed(items)][::-1]
 
-    chosen = ["mfu_aws", "ecosystem_shift_per_year", "aws_supply_cap_share"]
+    chosen = ["mfu_aws", "nvidia_price_response", "aws_price_erosion"]
     tables = []
     for map_fn in (map, reversed_map):
         runner = SimulationSensitivity(bundle, dataset, scenario, ["aws_revenue:2030"],
