@@ -22,7 +22,7 @@ scenario that validates never draws a value its readers refuse:
    exponential of the paths finite to 2100. For a positive quantity the spread is also
    bounded as a ratio: its 99.9% quantile at most :data:`MAX_SPREAD_RATIO` times its 0.1%
    quantile (a lognormal sigma up to 1.49, an 80% range up to a factor of 45; the shipped
-   scenarios' widest inputs span a factor under 30).
+   scenarios' widest, the Trainium unit costs, span a factor of about 41).
 
 Launch quarters are checked against the data (no launch before the data start), in
 :mod:`forecast.economics.scenario_checks`; here they are only of their kind.

@@ -53,4 +53,4 @@ def test_the_shipped_scenarios_sit_well_inside_the_spread_sanity_range():
             if not spec.is_quarter and any(role.support.ratio for role in roles):
                 low, high = spec.quantile(np.array(SPREAD_QUANTILES))
                 widest = max(widest, high / low)
-    assert 10 < widest < 30 < MAX_SPREAD_RATIO  # as the module docstring says
+    assert 30 < widest < 50 < MAX_SPREAD_RATIO  # as the module docstring says
