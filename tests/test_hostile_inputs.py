@@ -44,7 +44,7 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 @pytest.fixture
 def no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """An empty fit store; any fit, refit, simulation, sweep run, backtest cluster or market
+    """An empty fit store; any fit, refit, simulation, sweep run, backtest cluster or model
     fit fails the test (a grid or list built too early fails in 2 GB, below)."""
 
     def started(*args: object, **kwargs: object) -> None:
@@ -54,7 +54,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
                    "forecast.pipeline.simulate.simulate", "forecast.pipeline.sweep.run_sweep",
                    "forecast.pipeline.sweep.sweep_tasks",
                    "forecast.reporting.console.progress.task_executor",
-                   "forecast.models.market.MarketModel.fit_dataset"):
+                   "forecast.models.protocol.BayesianModel.fit"):
         monkeypatch.setattr(target, started)
     return tmp_path / "artifacts"
 
@@ -174,12 +174,16 @@ def _replace(name: str, old: bytes, new: bytes) -> Callable[[Path], None]:
     return edit
 
 
+#: The rental file's rows when the shipped data were last merged (data/manifest.csv).
+RENTAL_ROWS = next(int(line.split(",")[1]) for line in
+                   (DEFAULT_DATA_DIR / "manifest.csv").read_text().splitlines()
+                   if line.startswith("gpu_rental_prices.csv,"))
 #: (case, edit of a copy of data/, what the line names: file:row:column, then the rule).
 DATA = [
     ("rental_cut_in_half", _cut_bytes, ["gpu_rental_prices.csv:", "the file ends inside this "
                                          "line, without a line end: it looks cut off"]),
     ("rental_cut_at_a_line_end", _cut_lines,
-     ["gpu_rental_prices.csv:::", "manifest.csv records 215"]),
+     ["gpu_rental_prices.csv:::", f"manifest.csv records {RENTAL_ROWS}"]),
     ("nvidia_group_renamed", _replace("vendor_groups.csv", b"NVIDIA,nvidia,", b"NVIDIA,nvda,"),
      ["vendor_groups.csv:2:vendor_group:", "'nvda' is not one the models know"]),
     ("fy1999_on_a_2019_row", _replace("vendor_quarterly_revenue.csv", b"FY2020Q2,2019-07-28",
@@ -230,14 +234,14 @@ SIZES = [
     *[(f"backtest_{target}_{origins}", ["backtest", target, "--origins", origins,
                                          "--workers", "0"], [f"--origins {origins}:"])
       for target in ("price", "share") for origins in ("40", "500", "1000000000")],
-    ("backtest_market_500", ["backtest", "market", "--origins", "500", "--workers", "0"],
+    ("backtest_spend_500", ["backtest", "spend", "--origins", "500", "--workers", "0"],
      ["--origins 500:", "nvidia_data_center has", "ask for at most"]),
-    ("backtest_market_1000000000", ["backtest", "market", "--origins", "1000000000", "--workers",
-                                    "0"], ["--origins 1000000000:"]),
+    ("backtest_spend_1000000000", ["backtest", "spend", "--origins", "1000000000", "--workers",
+                                   "0"], ["--origins 1000000000:"]),
     ("backtest_draws", ["backtest", "price", "--origins", "20", "--draws", "100000",
                         "--horizon", "300", "--workers", "0"], ["--draws 100000", "GB"]),
     ("believe_three_paths", ["believe", "trainium3_half_cost", "--draws", "3"],
-     ["--draws 3:", "at least 264 paths"]),
+     ["--draws 3:", "varying inputs and needs at least", "paths (4 per input"]),
     ("horizon_before_a_thesis", ["forecast", "--horizon", "2027"],
      ["horizon 2027: thesis nvidia_share_2030_at_most_70pct reads 2030"]),
     ("fit_id_5000_characters", ["fits", "show", GIANT], ["fit_id:", "longer than 100"]),

@@ -47,20 +47,58 @@ def _simulate_tree() -> ast.Module:
     return ast.parse(SIMULATE.read_text())
 
 
-def test_forecast_metrics_are_the_variables_simulate_returns():
+#: Per-draw values the forecast keeps beside its paths (no quarter: nothing a thesis reads):
+#: each chip's unit cost, each AWS generation's, the fleet's quarterly survival.
+PER_DRAW = {"chip_unit_cost", "aws_unit_cost", "aws_survival"}
+
+
+def _assigned(tree: ast.AST, containers: set[str]) -> set[str]:
+    """Names assigned as ``container["name"]`` (or ``container[f"..."]``, unparsed)."""
     names = set()
-    for node in ast.walk(_simulate_tree()):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "Dataset" and node.args
-                and isinstance(node.args[0], ast.Dict)):
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            for item in target.elts if isinstance(target, ast.Tuple) else [target]:
+                if (isinstance(item, ast.Subscript) and isinstance(item.value, ast.Name)
+                        and item.value.id in containers):
+                    key = item.slice
+                    names.add(key.value if isinstance(key, ast.Constant) else ast.unparse(key))
+    return names
+
+
+def _spend_forecast_variables() -> set[str]:
+    """The variables the spend model's forecast returns: its Dataset's and AWS's paths."""
+    tree = ast.parse((ROOT / "forecast" / "models" / "spend" / "fitted.py").read_text())
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    names = set()
+    for node in ast.walk(functions["forecast"]):
+        if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Dataset"
+                and node.args and isinstance(node.args[0], ast.Dict)):
             names |= {key.value for key in node.args[0].keys if isinstance(key, ast.Constant)}
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
-                        and target.value.id == "data"
-                        and isinstance(target.slice, ast.Constant)):
-                    names.add(target.slice.value)
-    assert names == set(FORECAST_METRICS)
+    returned = [node.value for node in ast.walk(functions["_aws_paths"])
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Dict)]
+    names |= {key.value for key in returned[-1].keys}
+    return names - {"generation"}  # a coordinate, popped before the variables are set
+
+
+def test_forecast_metrics_are_the_variables_simulate_returns():
+    import numpy as np
+
+    from forecast.economics.bounds import BOUND_INPUTS, bound_paths
+
+    source = SIMULATE.read_text()
+    names = _assigned(_simulate_tree(), {"data", "paths"}) | _spend_forecast_variables()
+    # The custom part of "other" is folded into custom_silicon_spend and dropped.
+    assert 'paths.drop_vars("custom_other")' in source
+    names.discard("custom_other")
+    # One path per bound: bound_funding, bound_power, bound_supply.
+    assert "f'bound_{name}'" in names and "for name, values in bounds.items()" in source
+    bounds = bound_paths({name: np.ones(2) for names in BOUND_INPUTS.values() for name in names},
+                         np.array([2026.125]))
+    names = (names - {"f'bound_{name}'"}) | {f"bound_{name}" for name in bounds}
+    assert names == set(FORECAST_METRICS) | PER_DRAW
+    assert PER_DRAW.isdisjoint(METRIC_DIMS)
 
 
 def test_ratio_metrics_are_derived_by_the_thesis_evaluator():
@@ -78,22 +116,24 @@ def test_ratio_metrics_are_derived_by_the_thesis_evaluator():
 
 
 def test_vendor_groups_are_the_models_vendor_axis():
-    from forecast.models.market import data as market_data
-
     from forecast.models.price import data as price_data
+    from forecast.models.spend import math as spend_math
 
-    assert market_data.VENDORS == VENDOR_GROUPS
+    assert spend_math.VENDORS == VENDOR_GROUPS
     # The price model keeps the custom part of "other" apart; every forecast path folds it in.
     assert set(price_data.VENDORS) == set(DATA_VENDOR_GROUPS)
     assert VENDOR_METRICS == ("share", "spend")
 
 
 def test_every_read_input_has_its_support():
-    from forecast.models.market.model import CEILING_INPUT
+    from forecast.core.input_support import FRACTION, POSITIVE, QUARTER
+    from forecast.economics.chip_costs import UNIT_COST_INPUTS
 
-    from forecast.core.input_support import FRACTION, QUARTER
-
-    assert MODEL_INPUTS == (CEILING_INPUT,)
+    # No model reads an input beyond the required ones: the spend model's unit-cost priors
+    # are matched to required inputs (SpendModel.scenario_priors).
+    assert MODEL_INPUTS == ()
+    assert set(UNIT_COST_INPUTS.values()) <= set(REQUIRED_INPUTS)
+    assert all(INPUT_SUPPORT[name] is POSITIVE for name in UNIT_COST_INPUTS.values())
     assert set(INPUT_SUPPORT) == set(REQUIRED_INPUTS) | set(MODEL_INPUTS)
     assert {name for name, support in INPUT_SUPPORT.items() if support is QUARTER} == set(
         QUARTER_INPUTS)
@@ -102,24 +142,45 @@ def test_every_read_input_has_its_support():
 
 def test_in_sample_metrics_are_the_history_simulate_keeps():
     import numpy as np
+    import pandas as pd
     import xarray as xr
 
     from forecast.core.scenario_contract import IN_SAMPLE_METRICS
-    from forecast.pipeline.simulate import in_sample_paths
+    from forecast.pipeline import simulate
 
-    vendors = ["nvidia", "amd", "google", "aws", "other"]
+    vendors = list(VENDOR_GROUPS)
     rng = np.random.default_rng(0)
     spend = rng.lognormal(1.0, 0.5, size=(6, 3, 5))
-    history = xr.Dataset({"spend": (("draw", "quarter", "vendor"), spend),
-                          "total": (("draw", "quarter"), spend.sum(axis=2)),
-                          "custom_other": (("draw", "quarter"), 0.5 * spend[:, :, 4])},
-                         coords={"quarter": ["2025Q1", "2025Q2", "2025Q3"], "vendor": vendors})
-    data = in_sample_paths(history, vendors)
-    assert tuple(data.data_vars) == IN_SAMPLE_METRICS
+    custom_other = 0.5 * spend[:, :, 4]
+
+    class Spend:  # the spend model's forecast, as simulate's _spend_paths calls it
+        generations = pd.DataFrame({"generation": ["Trainium2"], "ramp_midpoint": [0.0],
+                                    "fp8_dense_tflops": [1299.0]})
+
+        def forecast(self, quarters, **kwargs):
+            assert kwargs["include_history"]
+            return xr.Dataset({"spend": (("draw", "quarter", "vendor"), spend),
+                               "tam": (("draw", "quarter"), spend.sum(axis=2)),
+                               "custom_other": (("draw", "quarter"), custom_other)},
+                              coords={"quarter": quarters, "vendor": vendors})
+
+    class Scenario:
+        roadmap = ()
+
+    inputs = pd.DataFrame({"mfu_aws": [0.4] * 6, "mfu_nvidia": [0.5] * 6,
+                           "aws_rental_revenue_ceiling_usd_billions": [50.0] * 6})
+    quarters = ["2025Q1", "2025Q2", "2025Q3"]
+    cost = xr.DataArray(np.ones((6, 3, 5)), dims=("draw", "quarter", "vendor"),
+                        coords={"quarter": quarters, "vendor": vendors})
+    paths = simulate._spend_paths(Spend(), Scenario(), inputs, cost, quarters, 6, 0, None)
+    assert set(IN_SAMPLE_METRICS) <= set(paths.data_vars) and "custom_other" not in paths
     assert set(IN_SAMPLE_METRICS) <= set(FORECAST_METRICS)
-    np.testing.assert_allclose(data["share"].sum("vendor"), 1.0)
-    np.testing.assert_allclose(data["custom_silicon_spend"],
-                               spend[:, :, 2] + spend[:, :, 3] + 0.5 * spend[:, :, 4])
+    np.testing.assert_allclose(paths["share"].sum("vendor"), 1.0)
+    np.testing.assert_allclose(paths["custom_silicon_spend"],
+                               spend[:, :, 2] + spend[:, :, 3] + custom_other)
+    # The forecast keeps exactly these over the spend model's window.
+    assert ("in_sample=xr.Dataset({name: history[name] for name in IN_SAMPLE_METRICS})"
+            in SIMULATE.read_text())
 
 
 def test_simulate_prices_the_contract_chips():
@@ -143,7 +204,8 @@ def test_prior_distributions_are_those_the_prior_builder_knows():
 
 
 def test_required_inputs_are_every_input_the_forecast_reads():
-    from forecast.economics.chip_costs import TCO_INPUTS
+    from forecast.economics.bounds import BOUND_INPUTS
+    from forecast.economics.chip_costs import TCO_INPUTS, UNIT_COST_INPUTS
     from forecast.economics.cost_paths import SHIPPED_PRICE_EROSION, SHIPPED_ROADMAP
     from forecast.economics.roadmap import roadmap_inputs
 
@@ -153,14 +215,19 @@ def test_required_inputs_are_every_input_the_forecast_reads():
             name = node.args[1]
             if isinstance(name, ast.Constant):
                 read.add(name.value)
-            else:  # f"mfu_{group}" over the vendor groups
-                assert ast.unparse(name) == "f'mfu_{group}'"
-    # The cost paths of the forecast run over the share model's vendors: the market
-    # model's five groups (test_vendor_groups_are_the_models_vendor_axis).
-    assert "vendors=share.vendors" in SIMULATE.read_text()
+            else:  # f"mfu_{group}" over the vendor groups, or each bound's inputs
+                assert ast.unparse(name) in ("f'mfu_{group}'", "name")
+    source = SIMULATE.read_text()
+    assert "for names in BOUND_INPUTS.values()" in source  # bound_paths' inputs
+    read |= {name for names in BOUND_INPUTS.values() for name in names}
+    # The cost paths of the forecast run over the spend model's vendors: the five groups
+    # (test_vendor_groups_are_the_models_vendor_axis).
+    assert "vendors=VENDORS" in source
     groups = VENDOR_GROUPS
     read |= {f"mfu_{group}" for group in groups}
     read |= set(TCO_INPUTS) | {SHIPPED_PRICE_EROSION[group] for group in groups}
+    # The spend model's unit-cost priors and the cost paths' unit costs.
+    read |= set(UNIT_COST_INPUTS.values())
     # The roadmaps' inputs are required through the scenario's own [roadmap] table (checked
     # on loading); the contract keeps the ones every scenario had before roadmaps existed.
     roadmap = set(roadmap_inputs(SHIPPED_ROADMAP, groups))
@@ -170,25 +237,29 @@ def test_required_inputs_are_every_input_the_forecast_reads():
     assert set(QUARTER_INPUTS) <= {chip.launch for chip in SHIPPED_ROADMAP}
     # The list prices' utilisation: the groups of the priced chips (no "other" chip).
     assert re.search(r"for group in \("
-                     + r",\s*".join(f'"{g}"' for g in groups[:4]) + r"\)", SIMULATE.read_text())
+                     + r",\s*".join(f'"{g}"' for g in groups[:4]) + r"\)", source)
 
 
 def test_required_readings_are_the_number_and_every_phrase_of_the_data():
-    from forecast.models.market import data as market_data
-
     from forecast.data.dataset import load_dataset
+    from forecast.models.spend import statements as spend_statements
 
-    silicon = load_dataset(cache_dir=None).aws_custom_silicon
-    statements = silicon[silicon["metric"].str.startswith("Trainium business size")
-                         & (silicon["unit"] == "USD/year (annualized)")]
-    phrases = {str(q).strip() for q, v in zip(statements["value_qualifier"],
-                                              statements["value"], strict=True) if v != v}
-    assert set(REQUIRED_READINGS) == phrases | {NUMBER_READING}
-    # The market model reads the contract's key; the scenario layer holds phrases to its unit.
-    assert market_data.NUMBER_READING is NUMBER_READING
+    stated = load_dataset(cache_dir=None).aws_statements
+    run_rates = stated[stated["observes"] == "rental_run_rate"]
+    phrases = {str(q).strip() for q, v in zip(run_rates["value_qualifier"],
+                                              run_rates["value"], strict=True) if v != v}
+    assert phrases and set(REQUIRED_READINGS) == phrases | {NUMBER_READING}
+    # The spend model reads the contract's key; the scenario layer holds phrases to its unit.
+    assert spend_statements.NUMBER_READING is NUMBER_READING
     assert all(reading.unit == READING_UNIT for name, reading in
                list_scenarios()[0].readings.items() if name != NUMBER_READING)
-    assert set(market_data.QUALITATIVE_BILLIONS) == phrases  # its no-scenario default
+    assert set(spend_statements.RUN_RATE_READINGS) == phrases  # its no-scenario default
+    # A phrase without a reading is skipped: the readings a scenario gives are what it reads.
+    base = {name: (r.lower, r.upper) for name, r in list_scenarios()[0].readings.items()}
+    rows = spend_statements.statement_rows(run_rates, base)
+    assert len(rows) == len(run_rates)
+    assert spend_statements.statement_rows(
+        run_rates, {NUMBER_READING: base[NUMBER_READING]}).empty
 
 
 def test_settings_are_those_the_forecast_reads():
@@ -231,13 +302,18 @@ def test_copy_of_base_validates(tmp_path):
 @pytest.mark.parametrize(("change", "message"), [
     (lambda t: t.replace('metric = "tam"', 'metric = "profit"', 1)
      if 'metric = "tam"' in t else t.replace('metric = "share"', 'metric = "profit"', 1),
-     "unknown metric 'profit': the forecast produces tam, share"),
-    (lambda t: t.replace("[priors.share]\n", "[priors.share]\nelasticity = "
+     "unknown metric 'profit': the forecast produces tam, tam_demand, share, spend"),
+    (lambda t: t.replace("[priors.spend]\n", "[priors.spend]\nelasticity = "
                          '{ dist = "normal", mu = 0, sigma = 1 }\n', 1),
-     "priors.share.elasticity: unknown prior of the share model"),
-    (lambda t: t.replace("[priors.share]\n", "[priors.share]\nobs_sd = "
+     "priors.spend.elasticity: unknown prior of the spend model"),
+    (lambda t: t.replace("[priors.spend]\n", "[priors.spend]\ndeviation_sd = "
                          '{ dist = "pert", lower = 0, mode = 1, upper = 2 }\n', 1),
-     "priors.share.obs_sd.dist: pert is not a prior the models can build"),
+     "priors.spend.deviation_sd.dist: pert is not a prior the models can build"),
+    # The share and market models are gone: their priors are refused, not ignored.
+    (lambda t: t + '\n[priors.share]\nadjustment_speed = { dist = "beta", alpha = 2, '
+                   'beta = 2 }\n', "priors.share: unknown key (allowed: price, spend, diffusion)"),
+    (lambda t: t + '\n[priors.market]\nsigma_level = { dist = "halfnormal", sigma = 1 }\n',
+     "priors.market: unknown key (allowed: price, spend, diffusion)"),
     (lambda t: _without_input(t, "overhead_fraction"),
      "inputs: missing input(s) the forecast reads: overhead_fraction"),
     (lambda t: _without_input(_without_input(t, "pue"), "mfu_google"),

@@ -69,7 +69,7 @@ def _assert_rank_correlations(scenario: Scenario, frame: pd.DataFrame) -> None:
 
 @pytest.mark.parametrize("method", ["mc", "lhs"])
 def test_rank_correlations_honoured_in_base(base: Scenario, method: str) -> None:
-    assert len(base.correlations) >= 5
+    assert len(base.correlations) >= 3
     assert not any(base.inputs[name].is_quarter for name in base.correlation_names)
     _assert_rank_correlations(base, base.sample(n=20_000, seed=11, method=method))
 
@@ -155,10 +155,11 @@ def test_lhs_marginals_match_their_distributions(base: Scenario) -> None:
         assert result.pvalue > 0.99, name
 
 
-@pytest.mark.parametrize("name", ["pue", "mfu_aws", "tam_ceiling_usd_billions"])
+@pytest.mark.parametrize("name", ["pue", "mfu_aws", "trainium3_price_usd_per_chip_hour",
+                                  "nvidia_price_response"])
 def test_lhs_hits_each_stratum_exactly_once(base: Scenario, name: str) -> None:
-    # pue is uncorrelated; the other two are reordered by Iman-Conover, which must not
-    # disturb stratification.
+    # pue and mfu_aws are uncorrelated; the other two are reordered by Iman-Conover, which
+    # must not disturb stratification.
     n = 1000
     frame = base.sample(n=n, seed=13, method="lhs")
     strata = np.floor(base.inputs[name].cdf(frame[name].to_numpy()) * n).astype(int)

@@ -102,7 +102,7 @@ rho = -0.3
 [priors.price]
 decay_tau = { dist = "normal", mu = 2, sigma = 3 }
 
-[priors.share]
+[priors.spend]
 adjustment_speed = { dist = "beta", alpha = 2, beta = 2 }
 
 [theses.t2]
@@ -134,7 +134,7 @@ threshold = 1
     assert child.correlation_matrix[0, 1] == -0.3
     assert child.priors["price"]["decay_mu"].params["mu"] == 0.0
     assert child.priors["price"]["decay_tau"].params == {"mu": 2.0, "sigma": 3.0}
-    assert child.priors["share"]["adjustment_speed"].dist == "beta"
+    assert child.priors["spend"]["adjustment_speed"].dist == "beta"
     assert list(child.theses) == ["t1", "t2", "t3"]
     assert child.theses["t2"].statement == "two, revised"
     assert child.theses["t2"].aggregate == "sum"

@@ -269,7 +269,7 @@ BAD_CASES = [
         "prior-unknown-model",
         {},
         normal_input() + '[priors.pricing]\nx = { dist = "normal", mu = 0, sigma = 1 }\n',
-        "priors.pricing: unknown key (allowed: price, market, share, diffusion, aws_silicon)",
+        "priors.pricing: unknown key (allowed: price, spend, diffusion); did you mean 'price'?",
     ),
     (
         "prior-bad-spec",

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from forecast.core.calendar import quarter_label
+from forecast.models.spend.defaults import DEFAULT_PRIORS
 from forecast.scenarios import Scenario, list_scenarios, load_scenario, scenario_names
 
 REQUIRED_INPUTS = [
@@ -33,15 +34,13 @@ REQUIRED_INPUTS = [
     "chip_life_years",
     "owner_utilisation",
     "overhead_fraction",
-    "tam_ceiling_usd_billions",
-    "switching_speed_multiplier",
-    "aws_supply_cap_share",
-    "ecosystem_shift_per_year",
     "graviton_run_rate_usd_billions",
     "graviton_growth_per_year",
     "aws_rental_revenue_ceiling_usd_billions",
 ]
 
+#: The spend priors bull and bear set and base leaves at the model's default.
+SPEND_OVERRIDES = ("ecosystem_erosion", "ramp_lift_ahead", "growth_longrun")
 
 DEFAULT_THESES = {
     "nvidia_share_2030_at_most_70pct",
@@ -76,12 +75,19 @@ def test_bull_and_bear_inherit_from_base(base: Scenario) -> None:
         assert list(child.inputs) == list(base.inputs)  # overrides keep the parent's order
         assert child.inputs["pue"] == base.inputs["pue"]
         assert child.theses == base.theses
-        assert child.priors == base.priors
+        # The price prior is base's; the spend priors are base's and the child's own.
+        assert child.priors["price"] == base.priors["price"]
+        assert {name: spec for name, spec in child.priors["spend"].items()
+                if name in base.priors["spend"]} == base.priors["spend"]
+        assert set(child.priors["spend"]) - set(base.priors["spend"]) == set(SPEND_OVERRIDES)
         assert (child.horizon, child.draws, child.seed) == (base.horizon, base.draws, base.seed)
         assert child.digest() != base.digest()
-    # Bull favours AWS, bear the opposite.
-    for name in ("mfu_aws", "switching_speed_multiplier", "aws_supply_cap_share"):
-        assert bear.inputs[name].median() < base.inputs[name].median() < bull.inputs[name].median()
+    # Bull favours AWS and a faster-growing market, bear the opposite.
+    name = "mfu_aws"
+    assert bear.inputs[name].median() < base.inputs[name].median() < bull.inputs[name].median()
+    for name in SPEND_OVERRIDES:  # base keeps the spend model's default
+        assert (bear.prior("spend", name).params["mu"] < DEFAULT_PRIORS[name]["mu"]
+                < bull.prior("spend", name).params["mu"])
     launch = "trainium4_launch_quarter"
     assert (
         bull.inputs[launch].median() < base.inputs[launch].median() < bear.inputs[launch].median()
@@ -92,8 +98,9 @@ def test_base_priors_and_theses(base: Scenario) -> None:
     decay = base.prior("price", "decay_mu")
     assert decay is not None and decay.dist == "normal"
     assert decay.params["mu"] == pytest.approx(-0.30)
-    assert set(base.priors["share"]) == {"price_coefficient", "ecosystem_nvidia"}
-    assert base.prior("share", "missing") is None
+    assert set(base.priors) == {"price", "spend"}
+    assert set(base.priors["spend"]) == {"price_coefficient"}
+    assert base.prior("spend", "missing") is None
     assert set(base.theses) == DEFAULT_THESES  # the two Google + AWS theses are gone
     # Trainium3 against NVIDIA's best part of the day, both on the owner-TCO basis.
     for name, threshold in (("trainium3_half_cost", 0.5), ("trainium3_cost_at_most_70pct", 0.7)):
