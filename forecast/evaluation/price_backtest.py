@@ -283,7 +283,7 @@ def price_origins(dataset: Dataset, origins: int) -> list[pd.Timestamp]:
         When the prices give fewer cut-offs than ``origins`` (checked before any list).
     """
     if origins <= 0:
-        raise ValueError(f"origins must be > 0, got {origins}")
+        raise ForecastError(f"origins must be > 0, got {origins}")
     dates = collapse_held_prices(dataset.rental_prices)["date"]
     first, last = dates.min().to_period("Q"), dates.max().to_period("Q") - 1
     available = max(0, (last - first).n + 1)
@@ -411,7 +411,7 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
         CRPS and coverage per model and horizon.
     """
     if horizon <= 0 or draws <= 0:
-        raise ValueError("horizon and draws must be > 0")
+        raise ForecastError("horizon and draws must be > 0")
     cuts = price_origins(dataset, origins)
     forecasters = {BAYES: PriceModelForecast(dataset, sampler, draws, seed),
                    RANDOM_WALK: RandomWalkForecast(dataset, draws, seed)}

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.core.errors import ForecastError
 from forecast.data.dataset import load_dataset
 from forecast.evaluation import harness
 from forecast.evaluation.price_backtest import (
@@ -123,7 +124,7 @@ def test_origins_are_quarter_ends_before_the_last_price():
     assert origins == sorted(origins) and len(origins) == 3
     assert all(o.is_quarter_end and o < last for o in origins)
     assert (origins[-1] + pd.offsets.QuarterEnd()) >= last.to_period("Q").start_time
-    with pytest.raises(ValueError, match="origins"):
+    with pytest.raises(ForecastError, match="origins"):
         price_origins(dataset, 0)
 
 
