@@ -9,12 +9,17 @@ searching: no BLAS link. A ``blas__ldflags`` of the user's own, in ``PYTENSOR_FL
 ``.pytensorrc`` file, wins. With no link, compiling a graph that holds a GEMM op (the spend
 model's log likelihood does) logs a warning that its NumPy C-API fallback is in use: that
 fallback is the declared choice, so the package raises that one logger's level.
+
+ArviZ 0.23 announces its coming 1.0 refactor with a FutureWarning on import; the package
+pins ``arviz<1``, so that notice is not the user's to act on and is filtered here, before
+PyMC or the models import ArviZ.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import warnings
 from pathlib import Path
 
 
@@ -30,3 +35,5 @@ def _declare_no_blas_link() -> None:
 
 
 _declare_no_blas_link()
+warnings.filterwarnings("ignore", message="\\s*ArviZ is undergoing a major refactor",
+                        category=FutureWarning)
