@@ -4,7 +4,7 @@ A scenario file is validated by :mod:`forecast.scenarios`, which may import only
 layer; the names it is validated against are used by the layers above it (the forecast's
 outputs in :mod:`forecast.pipeline.simulate`, the inputs read there and in
 :mod:`forecast.economics.cost_paths`, the priors of each model's ``DEFAULT_PRIORS``, the
-readings of statements the market model uses and the settings the cost paths read). They are
+readings of statements the spend model uses and the settings the cost paths read). They are
 listed here once, so that ``scenarios validate`` rejects every file ``forecast`` would reject
 for them. ``tests/scenarios/test_contract.py`` holds each list equal to the code that uses it:
 a model gaining a prior, or the forecast a new input or output, fails that test until the list
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 #: The vendor groups every model covers (DESIGN section 4), in the models' order: the vendor
-#: axis of the market model and of every forecast path. ``data/vendor_groups.csv`` may name
+#: axis of the spend model and of every forecast path. ``data/vendor_groups.csv`` may name
 #: no other group, and a thesis or roadmap no other vendor.
 VENDOR_GROUPS: Final = ("nvidia", "amd", "google", "aws", "other")
 #: The vendor groups ``data/vendor_groups.csv`` may name: the models' and ``other_custom``,

@@ -283,7 +283,7 @@ def _guidance_frame(rows: normalise.Rows) -> pd.DataFrame:
 
 
 def _statements_frame(rows: normalise.Rows) -> pd.DataFrame:
-    """Amazon's statements for the AWS silicon model: dated, numeric columns as floats."""
+    """Amazon's statements for the spend model's AWS part (M5): dated, numeric columns as floats."""
     frame = normalise.dated_frame(rows, "date")
     for column in ("value", "chips_per_instance"):
         frame[column] = frame[column].astype(float)

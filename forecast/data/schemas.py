@@ -77,7 +77,7 @@ PRICING_TYPES = (
 VALUE_QUALIFIERS = ("=", "~", "<", ">")
 ALIAS_RELATIONS = ("same", "family", "variant")
 AWS_SILICON_UNITS = ("chips", "USD/year (annualized)", "USD billions")
-#: ``aws_statements.csv`` ``observes``: the quantity of the AWS silicon model
+#: ``aws_statements.csv`` ``observes``: the quantity of the spend model's AWS part (M5)
 #: (:mod:`forecast.models.aws_silicon`) a dated Amazon statement is an observation of.
 AWS_STATEMENT_OBSERVES = ("rental_run_rate", "trainium2_fleet", "billed_utilisation",
                           "trainium1_list_price")
@@ -104,7 +104,7 @@ _hbm_tbs = between(0, 1000, "TB/s of HBM bandwidth per chip; a value in GB/s is 
 _tdp_w = between(0, 10_000, "watts per chip; a rack's or a server's power is not a chip's")
 _market_billions = between(0, 100_000, "USD billions; a value in millions is 1000x too large")
 _percent = between(0, 100, "a percentage; a fraction in [0, 1] must be multiplied by 100")
-_position = between(0, 100, "a position in the share model: 1, 2, 3...")
+_position = between(0, 100, "a position in the spend model: 1, 2, 3...")
 
 #: ``aws_custom_silicon.csv`` ``value``, ``value_p5`` and ``value_p95`` by ``unit``:
 #: ``(low, high, why)``, a value in ``(low, high]``.
@@ -307,8 +307,8 @@ _VENDOR_GROUPS = FileSchema(
         Column("vendor"),
         Column("vendor_group"),
         Column("silicon", "choice", choices=SILICON_KINDS),
-        # Position of the group in the share model (1 = the log-ratio reference); empty for
-        # groups the share model does not cover.
+        # Position of the group in the spend model (1 = the log-ratio reference); empty for
+        # groups the spend model does not cover.
         Column("share_model_order", "int", required=False, check=_position),
         SOURCE,
         CONFIDENCE,
@@ -376,7 +376,7 @@ _GUIDANCE = FileSchema(
     ),
     duplicate_key=("company", "segment", "fiscal_period", "given_date"),
     observed="given_date",
-    # The market model fits without guidance (it sharpens the next quarter).
+    # The spend model fits without guidance (it sharpens the next quarter).
     needs_rows=False,
 )
 
@@ -403,7 +403,7 @@ _CAPEX = FileSchema(
     ),
     duplicate_key=("company", "fiscal_period", "definition"),
     observed="published_date",
-    # Evidence for the market model's inputs (benchmarks/capex_lead.py); no model reads it.
+    # Evidence for the spend model's inputs (benchmarks/capex_lead.py); no model reads it.
     needs_rows=False,
 )
 

@@ -65,13 +65,13 @@ class Dataset:
         dated by ``published`` (a month or year as the last day of its span).
     vendor_groups
         One row per vendor: its ``vendor_group``, ``silicon`` (merchant or custom) and
-        ``share_model_order`` (position in the share model, NA for groups it does not cover).
+        ``share_model_order`` (position in the spend model, NA for groups it does not cover).
     providers
         One row per ``provider_or_index`` of the rental prices: its ``provider_class``
         (hyperscaler, neocloud, marketplace or index) and ``company``; see
         :attr:`provider_classes` and :attr:`provider_companies`.
     aws_statements
-        Amazon's dated statements the AWS silicon model is calibrated to: which quantity
+        Amazon's dated statements the spend model's AWS part (M5) is calibrated to: which quantity
         each ``observes``, ``value`` as a float (NaN for a qualitative statement, whose phrase
         is ``value_qualifier``) and ``chips_per_instance`` (NaN where none).
     roadmap

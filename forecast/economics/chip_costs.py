@@ -1,6 +1,6 @@
 """Cost per effective PFLOP-hour on the owner-TCO basis: per chip, and per vendor over history.
 
-Cost per effective PFLOP-hour ``k_v(t)`` (the share model's covariate) is computed on one basis
+Cost per effective PFLOP-hour ``k_v(t)`` (the spend model's covariate) is computed on one basis
 for every vendor: **owner TCO per chip-hour**
 (:func:`forecast.economics.tco.owner_tco_per_chip_hour`) from the per-chip unit prices (the
 median of each (key, year) price draw, :func:`chip_capex`) and the scenario's TCO inputs
@@ -13,7 +13,7 @@ Why this basis: rental prices are missing for AMD, Trainium2, TPU v5p and every 
 and differ up to 5x by pricing type, whereas a purchase (or equivalent) price exists or can be
 imputed for every chip that ships; and it is the same price that weights the dollar shares.
 A vendor-constant factor in ``k`` (e.g. a biased MFU) is absorbed by the vendor's ecosystem
-term in the share model, so only relative changes over time identify the price coefficient.
+term in the spend model, so only relative changes over time identify the price coefficient.
 Missing TDPs (Trainium1, Inferentia2) are imputed as the nearest-release same-group chip's
 watts per BF16 TFLOPS times the chip's BF16 TFLOPS.
 """
@@ -67,7 +67,7 @@ UNIT_COST_INPUTS: Final = {"Trainium1": "trainium1_unit_cost_usd",
 
 
 def cost_basis(ramp_quarters: int = DEFAULT_RAMP_QUARTERS) -> str:
-    """Text naming the cost basis (stored with the share model's inputs)."""
+    """Text naming the cost basis (stored with the spend model's inputs)."""
     return ("owner TCO per chip-hour from unit prices (scenario TCO input medians) / "
             "(dense FP8-else-BF16 PFLOPS x vendor MFU median); best offer per vendor, "
             f"ramp {ramp_quarters} quarters")
@@ -156,7 +156,7 @@ def unit_cost_medians(scenario: Any) -> dict[str, float]:
 
 
 def chip_specs(dataset: Dataset, vendors: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per catalogue chip of ``vendors`` (default: the share model's): ``vendor_group``,
+    """Per catalogue chip of ``vendors`` (default: the spend model's): ``vendor_group``,
     ``release_qidx`` (quarter index), dense ``tflops`` (FP8 where known, else BF16) and
     ``tdp_w`` (missing ones imputed)."""
     catalogue = covered_catalogue(dataset, vendors)

@@ -1,6 +1,6 @@
 """Cost per effective PFLOP-hour paths per vendor under scenario draws, for forecasting shares.
 
-The basis is the one the share model was fitted on (:mod:`forecast.economics.chip_costs`):
+The basis is the one the spend model was fitted on (:mod:`forecast.economics.chip_costs`):
 owner TCO per chip-hour from unit prices, over dense PFLOPS x the vendor's MFU, best offer per
 vendor with new chips ramping in. Ahead of the data, per draw:
 
@@ -20,7 +20,7 @@ vendor with new chips ramping in. Ahead of the data, per draw:
   gets cheaper (a scenario that means a vendor's price to hold says so with an input fixed
   at 0 and its rationale).
 
-The vendor axis is the share model's groups (``data/vendor_groups.csv``) unless the caller
+The vendor axis is the spend model's groups (``data/vendor_groups.csv``) unless the caller
 asks for others (``vendors``), e.g. all five groups including ``other``.
 
 The modules this layer is split into are re-exported here (``COST_BASIS``, the pricing rules,
@@ -167,7 +167,7 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
         :data:`SHIPPED_ROADMAP` and :data:`SHIPPED_PRICE_EROSION` until every caller passes
         its own.
     vendors
-        The vendor axis (default: the share model's groups, :func:`share_vendors`).
+        The vendor axis (default: the spend model's groups, :func:`share_vendors`).
 
     Returns
     -------
@@ -273,8 +273,8 @@ def scenario_chips(
     """Every chip the cost paths weigh, per draw: the catalogue's and the roadmaps'.
 
     For models that take a scenario's future chips or each vendor's frontier (the price
-    model's ``new_chips`` and ``frontier_tflops``, the AWS silicon model's generations), so
-    that they read the same roadmap draws as the cost paths. Arguments as
+    model's ``new_chips`` and ``frontier_tflops``, the AWS generations of the spend model's
+    M5 part), so that they read the same roadmap draws as the cost paths. Arguments as
     :func:`scenario_cost_paths`.
 
     Returns
@@ -387,7 +387,7 @@ def _axis_capex(dataset: Dataset, year: int, seed: int, point_spread: float,
                 vendors: Sequence[str]) -> pd.Series:
     """Capex of every priced chip of ``vendors``, each vendor's independent of the axis.
 
-    The share model's vendors are priced exactly as their fitted basis was (a price draw
+    The spend model's vendors are priced exactly as their fitted basis was (a price draw
     depends on the other rules of its sampling, and imputed chips on their neighbours); a
     vendor beyond them is priced alongside them, so asking for ``other`` changes no other
     vendor's path.

@@ -1,4 +1,4 @@
-"""Price per unit (USD per chip) of every chip the share model covers, with its uncertainty.
+"""Price per unit (USD per chip) of every chip the spend model covers, with its uncertainty.
 
 One draw per (price key, calendar year), shared by every chip that uses it. A *price key* is
 a catalogue chip, or a variant name recorded in the unit-price file that has prices of its
@@ -95,11 +95,11 @@ REST_GROUP: Final = "other"
 
 
 def covered_catalogue(dataset: Dataset, vendors: Sequence[str] | None = None) -> pd.DataFrame:
-    """Catalogue rows of ``vendors`` (default: the groups the share model covers), by chip.
+    """Catalogue rows of ``vendors`` (default: the groups the spend model covers), by chip.
 
     On an axis with :data:`REST_GROUP`, the chips of the groups that are neither on the axis
-    nor covered by the share model (``other_custom``: Meta's MTIA, Microsoft's Maia) are the
-    rest's and are relabelled so, as DESIGN's five groups say: the market model counts their
+    nor covered by the spend model (``other_custom``: Meta's MTIA, Microsoft's Maia) are the
+    rest's and are relabelled so, as DESIGN's five groups say: the spend model counts their
     spend in ``other``, and the scenarios' ``[roadmap.other]`` generations (Maia 200 after
     Maia 100) build on them.
     """
@@ -138,7 +138,7 @@ def pricing_rules(
     point_spread
         Relative half-width given to a price known only as a single point (default 0.25).
     vendors
-        Vendor groups whose chips are priced (default: those the share model covers).
+        Vendor groups whose chips are priced (default: those the spend model covers).
 
     Returns
     -------

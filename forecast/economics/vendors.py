@@ -1,6 +1,6 @@
 """Vendor groups as the data define them (``data/vendor_groups.csv``).
 
-Which vendor groups the share model covers (and in which order), which one is its log-ratio
+Which vendor groups the spend model covers (and in which order), which one is its log-ratio
 reference and which groups design their own silicon are rows of the data, not constants of
 the code: a new vendor with unit data, or a cloud company starting its own chip, is a data
 change.
@@ -15,7 +15,7 @@ __all__ = ["custom_silicon_groups", "reference_vendor", "share_vendors"]
 
 
 def share_vendors(dataset: Dataset) -> tuple[str, ...]:
-    """Vendor groups the share model covers, in model order (``share_model_order``).
+    """Vendor groups the spend model covers, in model order (``share_model_order``).
 
     Parameters
     ----------
@@ -31,7 +31,7 @@ def share_vendors(dataset: Dataset) -> tuple[str, ...]:
     Raises
     ------
     ForecastError
-        When no group has a position (the share model would cover nothing).
+        When no group has a position (the spend model would cover nothing).
     """
     table = dataset.vendor_groups
     covered = table[table["share_model_order"].notna()].drop_duplicates("vendor_group")
@@ -43,7 +43,7 @@ def share_vendors(dataset: Dataset) -> tuple[str, ...]:
 
 
 def reference_vendor(dataset: Dataset) -> str:
-    """The share model's log-ratio reference: the first of :func:`share_vendors`."""
+    """The spend model's log-ratio reference: the first of :func:`share_vendors`."""
     return share_vendors(dataset)[0]
 
 

@@ -2,7 +2,7 @@
 
 Each baseline works on log revenue and has ``fit(series) -> fitted`` where the fitted object
 has ``forecast(horizon, draws, seed) -> ndarray (draws, horizon)`` of sample paths in the
-series' units (exponentiated back). They are what the Bayesian market model must beat in the
+series' units (exponentiated back). They are what the Bayesian spend model must beat in the
 backtest (docs/DESIGN.md section 4, M3):
 
 - :class:`RandomWalkDrift`: log revenue is a random walk with drift; the drift's estimation

@@ -1,7 +1,7 @@
 """Does hyperscaler capex lead NVIDIA Data Center revenue? The evidence behind leaving it out.
 
 Issue #17 asked whether the big four hyperscalers' capital expenditure (Microsoft, Alphabet,
-Amazon, Meta) should enter the market model as a leading indicator. This module measures it on
+Amazon, Meta) should enter the spend model as a leading indicator. This module measures it on
 the data: the quarterly total of their capex (``Dataset.hyperscaler_capex``, each company's
 ``main`` series only, so no two definitions are added), and the regression of NVIDIA Data
 Center log growth in quarter t+1 on capex log growth in quarter t. ``benchmarks/capex_lead.py``
@@ -74,7 +74,7 @@ class CapexLead:
         positive = self.coefficient - 2 * self.standard_error > 0
         if positive and self.slope_without - 2 * self.se_without > 0:
             return (f"capex growth leads NVIDIA Data Center growth by a quarter: slope {band}, "
-                    f"{without}; a candidate input of the market model")
+                    f"{without}; a candidate input of the spend model")
         if positive:
             what = "positive only with that pair"
         elif self.coefficient + 2 * self.standard_error < 0:
@@ -84,7 +84,7 @@ class CapexLead:
         else:
             what = "not distinguishable from zero"
         return (f"capex growth does not lead NVIDIA Data Center growth: slope {band} is {what} "
-                f"(n = {self.n}), {without}; the market model does not use capex")
+                f"(n = {self.n}), {without}; the spend model does not use capex")
 
 
 def capex_total(capex: pd.DataFrame, companies: Sequence[str] = BIG_FOUR) -> pd.Series:

@@ -60,7 +60,7 @@ class BayesianModel:
     #: kept in the stored InferenceData, not in the forecast posterior.
     auxiliary_vars: ClassVar[tuple[str, ...]] = ()
     #: Models whose fits this model's inputs read (fitted before it; see
-    #: :meth:`prepare_with`): the AWS silicon model reads the market model's AWS spend.
+    #: :meth:`prepare_with`); none of the shipped models has one today.
     upstream: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, priors: Mapping[str, Any] | None = None,

@@ -27,13 +27,13 @@ DEFAULT_SAMPLER: dict[str, Any] = {
     "random_seed": 20251031,
     "progressbar": False,
     # nutpie only: a diagonal plus low-rank mass matrix, adapted from gradients; it follows
-    # correlated posteriors (the market model's) at a fraction of the steps.
+    # correlated posteriors (the spend model's) at a fraction of the steps.
     "low_rank_mass_matrix": False,
 }
 
 #: Compiled nutpie models of this process by structure key: compiling a model through numba
 #: takes most of a minute, sampling it often less; models that differ only in ``pm.Data``
-#: values (e.g. the market model's TAM-ceiling prior per scenario) compile once.
+#: values (e.g. the price model's inputs per backtest origin) compile once.
 _NUTPIE_COMPILED: dict[str, Any] = {}
 #: Compiled recomputations of scan-built deterministics (see
 #: :func:`recompute_deterministics`), by structure key and ``pm.Data`` values.
@@ -77,7 +77,7 @@ def quiet_rewrites() -> Iterator[None]:
     A rewrite that raises is skipped and the graph stays as it was, so the compiled model is
     unchanged, but PyTensor logs each failure at ERROR with a traceback (seen: an int8
     overflow in ``local_subtensor_merge`` on a long simulated series, and
-    ``local_inline_composite_constants`` on the market model): noise that reads like a
+    ``local_inline_composite_constants`` on the spend model): noise that reads like a
     crash to a user.
     """
     logger = logging.getLogger("pytensor.graph.rewriting.basic")
@@ -192,11 +192,11 @@ def recompute_deterministics(idata: Any, model: Any, names: list[str],
     variables.
 
     nutpie 0.16.8's trace can hold wrong values for deterministics computed from a
-    ``scan``'s outputs (the share model's filtered states; the market model's came out
-    right), so :func:`run_sampler` recomputes every such variable after a nutpie run. The
-    function is compiled as ``pm.compute_deterministics`` compiles it (from the free
-    variables on their natural scale) and, with a ``cache_key``, kept for the process for
-    every model with that key and the same ``pm.Data`` values.
+    ``scan``'s outputs (a filtered state space's states), so :func:`run_sampler` recomputes
+    every such variable after a nutpie run. The function is compiled as
+    ``pm.compute_deterministics`` compiles it (from the free variables on their natural
+    scale) and, with a ``cache_key``, kept for the process for every model with that key and
+    the same ``pm.Data`` values.
     """
     if not names:
         return idata

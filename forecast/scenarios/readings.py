@@ -1,6 +1,6 @@
 """Readings and settings: a scenario's fixed (not sampled) assumptions.
 
-- ``[readings.<key>]`` say how the market model reads Amazon's run-rate statements
+- ``[readings.<key>]`` say how the spend model reads Amazon's run-rate statements
   (``data/aws_custom_silicon.csv``). A phrase the data use instead of a number (``[readings.
   "several billion"]``) is read as ``lower``-``upper`` in
   :data:`~forecast.core.scenario_contract.READING_UNIT`; a stated number
@@ -148,7 +148,7 @@ def parse_readings(value: Any, readings_where: Where) -> dict[str, Reading]:
 
 
 def _phrase_reading(key: str, table: dict[str, Any], where: Where) -> Reading:
-    """A phrase's bounds: ``0 <= lower <= upper`` in the one unit the market model reads."""
+    """A phrase's bounds: ``0 <= lower <= upper`` in the one unit the spend model reads."""
     check_keys(table, _PHRASE_KEYS, _PHRASE_KEYS, where)
     lower = expect_number(table["lower"], where.child("lower"))
     upper = expect_number(table["upper"], where.child("upper"))
@@ -161,7 +161,7 @@ def _phrase_reading(key: str, table: dict[str, Any], where: Where) -> Reading:
             f"must not exceed upper: got lower {fmt(lower)} > upper {fmt(upper)}")
     if unit != READING_UNIT:
         raise where.child("unit").error(
-            f"must be {READING_UNIT!r} (the market model bounds a year's spend in it), "
+            f"must be {READING_UNIT!r} (the spend model bounds a year's spend in it), "
             f"got {fmt(unit)}")
     return Reading(key, lower, upper, unit, rationale)
 

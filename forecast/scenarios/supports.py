@@ -166,7 +166,7 @@ def check_draws(scenario: Scenario, inputs: pd.DataFrame,
     """Raise unless every draw of a read input is in the support of every part it plays.
 
     For draws made elsewhere (a sensitivity run's quantiles, a sweep's held values, a frame
-    a caller passes to ``simulate``): a value the cost paths, the share model or the AWS
+    a caller passes to ``simulate``): a value the cost paths, the spend model or the AWS
     silicon paths would refuse is named here, by input, before any of them runs.
 
     Raises

@@ -10,7 +10,7 @@ Layout under the artifacts root (``artifacts/`` by default, ignored by git)::
 
 A model key is ``<model>-<digest>``: the digest covers the model's priors and the data it was
 fitted to, so one fit holds one price model shared by every scenario whose priors agree, and
-one market, share and AWS silicon model per distinct set of priors and inputs. ``bundle.json``
+one spend model per distinct set of priors and inputs. ``bundle.json``
 maps each scenario to its model keys (those of
 :data:`~forecast.models.registry.SCENARIO_MODELS`).
 
