@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from forecast.core.calendar import quarter_index
-from forecast.models.priors import prior
+from forecast.models.priors import prior, prior_parameters
 from forecast.models.spend.data import (
     RAMP_WIDTH,
     lift_layout,
@@ -114,11 +114,41 @@ def _parameters(priors: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
              "ecosystem_erosion", "broadcom_custom_fraction", "sigma_broadcom",
              "sigma_networking", "sigma_amd", "google_fraction_of_custom",
              "rest_custom_fraction")
+    import pytensor.tensor as pt  # PyTensor loads with the model, not with this module
+
     params = {name: prior(name, priors[name]) for name in names}
-    params["ecosystem"] = prior("ecosystem", priors["ecosystem"], dims="rival")
+    # Broadcom reports the custom group's spend over its custom fraction f, which no data
+    # inform: the custom group's level terms are sampled on Broadcom's scale (minus log f),
+    # so that f and they do not form a ridge (exact for location-family priors).
+    log_f = pt.log(params["broadcom_custom_fraction"])
+    custom = np.array([rival == "custom" for rival in RIVALS], dtype=float)
+    params["ecosystem"] = shifted_prior("ecosystem", priors["ecosystem"], log_f * custom,
+                                        dims="rival")
     params["deviation_sd"] = prior("deviation_sd", priors["deviation_sd"], dims="rival")
-    params["position_start"] = {name: prior(name, priors[name]) for name in START_NAMES}
+    params["position_start"] = {
+        name: (shifted_prior(name, priors[name], log_f) if name == "position_start_custom"
+               else prior(name, priors[name])) for name in START_NAMES}
     return params
+
+
+#: The free variables of :func:`shifted_prior` (Broadcom's scale): not needed to forecast.
+SHIFTED_VARS: tuple[str, ...] = ("ecosystem_raw", "position_start_custom_raw")
+#: PyMC classes of the location-family priors :func:`shifted_prior` moves.
+LOCATION_FAMILIES: dict[str, str] = {"normal": "Normal", "studentt": "StudentT"}
+
+
+def shifted_prior(name: str, spec: Mapping[str, Any], shift: Any, **kwargs: Any) -> Any:
+    """``name`` as the deterministic ``raw + shift``, ``name_raw`` taking the prior moved by
+    ``-shift``: the same joint prior for a location family (normal, Student t), with the
+    sampler on the shifted scale. Other families are sampled as themselves."""
+    import pymc as pm
+
+    dist, params = prior_parameters(name, spec)
+    if dist not in LOCATION_FAMILIES:
+        return prior(name, spec, **kwargs)
+    params = {**params, "mu": params["mu"] - shift}
+    raw = getattr(pm, LOCATION_FAMILIES[dist])(f"{name}_raw", **params, **kwargs)
+    return pm.Deterministic(name, raw + shift, dims=kwargs.get("dims"))
 
 
 def _common_level(data: Mapping[str, pd.DataFrame], timeline: list[str],

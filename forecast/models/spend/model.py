@@ -22,6 +22,7 @@ from forecast.economics.offers import ramp_quarters_of
 from forecast.models.protocol import BayesianModel
 from forecast.models.spend.builder import (
     INNOVATION_VARS,
+    SHIFTED_VARS,
     STATE_VARS,
     SUMMARY_VARS,
     build_spend_model,
@@ -69,7 +70,7 @@ class SpendModel(BayesianModel):
     default_sampler = SPEND_SAMPLER
     summary_vars = (*SUMMARY_VARS, "unit_cost", *AWS_VARS)
     state_vars = STATE_VARS
-    auxiliary_vars = INNOVATION_VARS
+    auxiliary_vars = (*INNOVATION_VARS, *SHIFTED_VARS)
 
     @classmethod
     def scenario_priors(cls, scenario: Any) -> dict[str, dict[str, Any]]:
