@@ -37,10 +37,9 @@ def test_one_fit_shares_the_price_model_across_scenarios():
     header = shipped_header()
     assert sorted(header["scenarios"]) == ["base", "bear", "bull"]
     kinds = sorted(key.split("-")[0] for key in header["models"])
-    # One market per TAM-ceiling prior, one share model per scenario cost basis (its inputs
-    # depend on the scenario's cost assumptions), one AWS silicon model per market fit (its
-    # input is that fit's AWS spend), one price model for all.
-    assert kinds == ["aws_silicon"] * 3 + ["market"] * 3 + ["price"] + ["share"] * 3
+    # One spend model per scenario (bull and bear set its priors, and its cost gaps follow
+    # each scenario's cost assumptions), one price model for all.
+    assert kinds == ["price"] + ["spend"] * 3
     prices = {entry["models"]["price"] for entry in header["scenarios"].values()}
     assert len(prices) == 1
 

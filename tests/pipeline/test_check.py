@@ -32,7 +32,7 @@ def test_price_check_covers_every_observation(shipped_store: Path) -> None:
 @pytest.mark.slow
 def test_check_command_prints_coverage_and_pareto_k(shipped_store: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "cli.py", "check", "market", "--scenario", "base",
+        [sys.executable, "cli.py", "check", "spend", "--scenario", "base",
          "--artifacts", str(shipped_store)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "coverage_50" in done.stdout and "coverage_90" in done.stdout

@@ -23,8 +23,8 @@ def test_tam_shares_and_custom_silicon_cover_the_same_five_vendors(base_run) -> 
     assert [str(v) for v in data["share"]["vendor"].values] == vendors
     assert [str(v) for v in data["spend"]["vendor"].values] == vendors
     assert [str(v) for v in data["vendor_cost"]["cost_vendor"].values] == vendors
-    market = bundle.models["market"].forecast(2, draws=10)
-    assert [str(v) for v in market["vendor"].values] == vendors
+    spend = bundle.models["spend"].forecast(2, draws=10)
+    assert [str(v) for v in spend["vendor"].values] == vendors
     # Shares sum to one on every path; spend sums to the TAM (no vendor's dollars dropped).
     np.testing.assert_allclose(data["share"].sum("vendor").values, 1.0, atol=1e-12)
     np.testing.assert_allclose(data["spend"].sum("vendor").values, data["tam"].values,
@@ -38,12 +38,13 @@ def test_tam_shares_and_custom_silicon_cover_the_same_five_vendors(base_run) -> 
 
 
 @pytest.mark.slow
-def test_the_split_continues_from_the_market_models_last_quarter(base_run) -> None:
+def test_the_split_continues_from_the_spend_models_last_quarter(base_run) -> None:
     bundle, result = base_run
-    market = bundle.models["market"]
-    last = market.forecast([], include_history=True)["spend"].isel(quarter=-1)
+    spend = bundle.models["spend"]
+    paths = spend.forecast(1, include_history=True)["spend"]
+    last = paths.sel(quarter=spend.window[-1])
     last_share = (last / last.sum("vendor")).median("draw")
     first = result.data["share"].isel(quarter=0).median("draw")
-    # One quarter on, each vendor's median share is within a fifth of the market model's
+    # One quarter on, each vendor's median share is within a fifth of the spend model's
     # last fitted share: the forecast starts where the history ends.
     np.testing.assert_allclose(first.values, last_share.values, rtol=0.2)

@@ -108,10 +108,10 @@ def _forecast(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_a_shipped_fit_of_another_model_version_is_refused_in_one_line(
         shipped_copy, tmp_path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(fitted_class("market"), "model_version", "999")
+    monkeypatch.setattr(fitted_class("spend"), "model_version", "999")
     code, out, err = _forecast(capsys, "--artifacts", str(tmp_path / "store"))
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "market" in err and "999" in err
+    assert err.count("\n") == 1 and "spend" in err and "999" in err
     assert "python cli.py refit" in err and shipped.REGENERATE in err
 
 
