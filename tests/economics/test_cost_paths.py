@@ -18,6 +18,10 @@ from forecast.economics.vendors import share_vendors
 
 T2_PRICE = "trainium2_price_usd_per_chip_hour"
 T3_PRICE = "trainium3_price_usd_per_chip_hour"
+#: The chips with one unit cost each and their scenario inputs (scenarios/base.toml).
+UNIT_COSTS = {"Trainium1": "trainium1_unit_cost_usd",
+              "Trainium2": "trainium2_unit_cost_usd",
+              "Trainium3": "trainium3_unit_cost_usd"}
 
 
 @pytest.fixture(scope="module")
@@ -49,34 +53,62 @@ def test_without_a_table_the_shipped_scenarios_applies(dataset, scenario, draws)
     np.testing.assert_array_equal(implicit.values, explicit.values)
 
 
+def _aws_offer_by_hand(dataset, draws, capex_of):
+    """AWS's best offer at a quarter where every AWS catalogue chip has ramped, no roadmap
+    generation has launched and (one forecast quarter) no price has eroded: the lowest owner
+    TCO per effective PFLOP-hour of its catalogue chips, ``capex_of(chip)`` USD per chip
+    (a number or one per draw). Returns the offer and the column of the chip behind it."""
+    specs, capex = chip_specs(dataset), chip_capex(dataset, [2025])[2025]
+    aws = [c for c in capex.index if specs.loc[c, "vendor_group"] == "aws"]
+    ones = np.ones(len(draws))
+    capex_draws = np.column_stack([capex_of(chip) * ones for chip in aws])
+    col = {name: draws[name].to_numpy(float)[:, None] for name in TCO_INPUTS}
+    mfu = draws["mfu_aws"].to_numpy(float)[:, None]
+    cost = cost_per_pflop(capex_draws, specs.loc[aws, "tflops"].to_numpy(float),
+                          specs.loc[aws, "tdp_w"].to_numpy(float)[None, :], mfu, col)
+    return cost.min(axis=1), [aws[k] for k in cost.argmin(axis=1)]
+
+
 def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario, draws):
-    """Trainium3 priced from another input: its capex is Trainium2's x that price / T2's."""
+    """One unit cost per chip: a chip with a unit-cost input (the Trainiums) is priced at its
+    draws whatever ``[chip_prices]`` maps it to; a chip without one is priced from the input
+    the table names: Trainium3's capex is then Trainium2's x that price / T2's."""
     quarter = "2026Q2"  # Trainium3 (2025Q4) fully ramped; Trainium4 only in some draws
     doubled = draws.assign(trainium3_alt=2.0 * draws[T3_PRICE])
     table = {**scenario.chip_prices, "Trainium3": "trainium3_alt"}
-    base = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=scenario.chip_prices)
-    alt = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=table)
-    for vendor in ("nvidia", "amd", "google"):
-        np.testing.assert_array_equal(alt.sel(vendor=vendor), base.sel(vendor=vendor))
-
-    # By hand: the AWS offer is the cheapest of its catalogue chips and Trainium3.
-    specs, capex = chip_specs(dataset), chip_capex(dataset, [2025])[2025]
-    aws = [c for c in capex.index if specs.loc[c, "vendor_group"] == "aws" and c != "Trainium3"]
-    col = {name: doubled[name].to_numpy(float)[:, None] for name in TCO_INPUTS}
-    mfu = doubled["mfu_aws"].to_numpy(float)[:, None]
-    others = cost_per_pflop(np.outer(np.ones(len(doubled)), capex[aws].to_numpy(float)),
-                            specs.loc[aws, "tflops"].to_numpy(float),
-                            specs.loc[aws, "tdp_w"].to_numpy(float)[None, :], mfu, col)
-    t3_capex = float(capex["Trainium2"]) * doubled["trainium3_alt"].to_numpy(float) / doubled[
-        T2_PRICE].to_numpy(float)
-    t3 = cost_per_pflop(t3_capex[:, None], specs.loc["Trainium3", "tflops"],
-                        specs.loc["Trainium3", "tdp_w"], mfu, col)[:, 0]
-    expected = np.minimum(others.min(axis=1), t3)
     before_t4 = doubled["trainium4_launch_quarter"].to_numpy() > quarter_index(quarter)
     assert before_t4.sum() > 50
+    capex = chip_capex(dataset, [2025])[2025]
+
+    # The scenario's draws have the unit-cost inputs: the table moves no vendor's path, and
+    # AWS's offer is its cheapest catalogue chip, each Trainium at its unit-cost draw.
+    base = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=scenario.chip_prices)
+    alt = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=table)
+    np.testing.assert_array_equal(alt.values, base.values)
+    expected, cheapest = _aws_offer_by_hand(
+        dataset, doubled,
+        lambda chip: doubled[UNIT_COSTS[chip]].to_numpy(float) if chip in UNIT_COSTS
+        else float(capex[chip]))
+    assert "Trainium3" in [c for c, b in zip(cheapest, before_t4, strict=True) if b]
     got = alt.sel(vendor="aws", quarter=quarter).values
     np.testing.assert_allclose(got[before_t4], expected[before_t4], rtol=1e-12)
-    assert (got >= base.sel(vendor="aws", quarter=quarter).values).all()
+
+    # Without them (a scenario that has none), the chips keep their unit prices and the
+    # table's input prices Trainium3 relative to Trainium2, the group's first mapped chip.
+    bare = doubled.drop(columns=list(UNIT_COSTS.values()))
+    base = scenario_cost_paths(dataset, bare, [quarter], chip_prices=scenario.chip_prices)
+    alt = scenario_cost_paths(dataset, bare, [quarter], chip_prices=table)
+    for vendor in ("nvidia", "amd", "google"):
+        np.testing.assert_array_equal(alt.sel(vendor=vendor), base.sel(vendor=vendor))
+    t3_capex = float(capex["Trainium2"]) * bare["trainium3_alt"].to_numpy(float) / bare[
+        T2_PRICE].to_numpy(float)
+    expected, cheapest = _aws_offer_by_hand(
+        dataset, bare, lambda chip: t3_capex if chip == "Trainium3" else float(capex[chip]))
+    assert "Trainium3" in [c for c, b in zip(cheapest, before_t4, strict=True) if b]
+    got = alt.sel(vendor="aws", quarter=quarter).values
+    np.testing.assert_allclose(got[before_t4], expected[before_t4], rtol=1e-12)
+    dearer = base.sel(vendor="aws", quarter=quarter).values
+    assert (got >= dearer).all() and (got > dearer).any()
 
 
 def test_chip_prices_outside_the_covered_vendors_are_ignored(dataset, scenario, draws):

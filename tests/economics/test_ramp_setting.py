@@ -46,11 +46,23 @@ def zero(tmp_path_factory):
     return load_scenario("ramp0", directory)
 
 
+#: The chips with one unit cost each and their scenario inputs (scenarios/base.toml): history
+#: prices them at their inputs' medians in every year.
+UNIT_COSTS = {"Trainium1": "trainium1_unit_cost_usd",
+              "Trainium2": "trainium2_unit_cost_usd",
+              "Trainium3": "trainium3_unit_cost_usd"}
+
+
 def _by_hand(dataset, scenario, quarters, ramp, draws=400, seed=1):
-    """Each covered vendor's best offer per quarter, computed with best_offer directly."""
+    """Each covered vendor's best offer per quarter, computed with best_offer directly: the
+    catalogue's unit prices, the Trainiums' at their unit-cost medians."""
     vendors = share_vendors(dataset)
     years = sorted({int(q[:4]) for q in quarters})
-    capex = chip_capex(dataset, years, draws, seed)
+    capex = chip_capex(dataset, years, draws, seed).copy()
+    assert set(UNIT_COSTS) <= set(capex.index)
+    unit = input_medians(scenario, list(UNIT_COSTS.values()))
+    for chip, name in UNIT_COSTS.items():
+        capex.loc[chip, :] = unit[name]
     cat = chip_specs(dataset).loc[list(capex.index)]
     tco = input_medians(scenario, TCO_INPUTS)
     mfu = input_medians(scenario, [f"mfu_{v}" for v in vendors])
