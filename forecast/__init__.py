@@ -1,7 +1,9 @@
 """Bayesian forecasts of the AI-accelerator market: prices, spend, shares, AWS revenue.
 
-The public API for notebooks. Importing this package never imports PyMC: fitting does, and
-only when called.
+The public API for notebooks (``examples/quickstart.ipynb``): :func:`run_scenario` is the one
+call, a scenario forecast from your own latest fit or else the published one. Importing this
+package never imports PyMC: fitting does, and only when called. The models are described in
+``docs/models/``.
 """
 
 from forecast.core.errors import DataValidationError, FitError, ForecastError, ScenarioError
@@ -11,6 +13,7 @@ from forecast.models.price import PriceModel
 from forecast.models.spend.model import SpendModel
 from forecast.pipeline.fitting import fit_all, load_or_fit
 from forecast.pipeline.results import Forecast
+from forecast.pipeline.runner import run_scenario
 from forecast.pipeline.simulate import simulate
 from forecast.scenarios import Scenario, list_scenarios, load_scenario
 from forecast.store.bundles import FitBundle, list_fits, load_bundle
@@ -33,6 +36,7 @@ __all__ = [
     "load_dataset",
     "load_or_fit",
     "list_scenarios",
+    "run_scenario",
     "load_scenario",
     "simulate",
     "validate_data_dir",

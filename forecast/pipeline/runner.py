@@ -93,9 +93,12 @@ def load_run(
     from forecast.economics.scenario_checks import check_scenario_data
     from forecast.pipeline.fitting import find_fit
     from forecast.scenarios import load_scenario
+    from forecast.scenarios.loading import load_scenario_file
     from forecast.store.bundles import latest_data_dir
 
-    scenario = load_scenario(name)
+    # A name is a shipped scenario; a path to a .toml file is the user's own.
+    scenario = (load_scenario_file(name) if str(name).endswith(".toml")
+                else load_scenario(name))
     bundle = find_fit(scenario, root, fit_id)
     if bundle is not None:
         dataset = fit_dataset(bundle.data_dir if data_dir is None else data_dir,
