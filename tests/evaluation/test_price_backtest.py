@@ -91,8 +91,8 @@ def test_random_walk_through_the_harness_scores_its_own_samples():
     np.testing.assert_array_equal(scored["horizon"], price_horizons(test, cut)[usable])
 
 
-@pytest.mark.slow
-def test_backtest_scores_both_models_on_the_same_rows():
+def test_backtest_scores_both_models_on_the_same_rows(mock_sampler):
+    # Plumbing: which rows each model is scored on, not how well (sampling is mocked).
     result = backtest_price(load_dataset(), cutoff="2024-07-01", draws=400,
                             sampler={"draws": 400, "tune": 800, "random_seed": 3})
     scores = result.scores.set_index("model")
@@ -177,8 +177,9 @@ def test_the_stack_learns_its_weight_only_from_prices_known_at_the_origin():
     assert 0.35 < from_model.all(axis=1).mean() < 0.65
 
 
-@pytest.mark.slow
-def test_rolling_backtest_reports_model_baseline_and_stack():
+def test_rolling_backtest_reports_model_baseline_and_stack(mock_sampler):
+    # Plumbing of the report, the stack and its weights (sampling is mocked); the model's
+    # scores at its default sampler are the published backtest's (tests/pipeline).
     tidy, summary = backtest_price_cli(load_dataset(), origins=4, horizon=2, draws=200,
                                        sampler={"draws": 300, "tune": 500, "chains": 2,
                                                 "random_seed": 2})

@@ -9,7 +9,7 @@ from forecast.data.dataset import load_dataset
 from forecast.models.price import PRICE_SAMPLER, PriceModel
 
 
-@pytest.mark.slow
+@pytest.mark.validation
 def test_default_sampler_passes_the_gate_on_the_shipped_data():
     fit = PriceModel().fit_dataset(load_dataset(), random_seed=11)
     assert fit.config["sampler"]["draws"] == PRICE_SAMPLER["draws"]
