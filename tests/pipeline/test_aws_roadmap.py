@@ -11,8 +11,10 @@ from forecast.core.errors import ForecastError
 from forecast.pipeline.simulate import aws_roadmap
 from forecast.scenarios.roadmap import Generation
 
+#: The spend fit's ``generations`` frame: ramp midpoints are quarter indices (floats).
 FITTED = pd.DataFrame({"generation": ["Trainium1", "Trainium2", "Trainium3"],
-                       "ramp_midpoint": ["2022Q4", "2024Q3", "2026Q2"],
+                       "ramp_midpoint": [float(quarter_index(q))
+                                         for q in ("2022Q4", "2024Q3", "2026Q2")],
                        "fp8_dense_tflops": [190.0, 1299.0, 2517.0]})
 
 

@@ -193,22 +193,25 @@ def test_a_by_thesis_and_a_past_period_from_a_stored_fit(shipped_store) -> None:
     from forecast.pipeline.theses import evaluate_thesis
 
     scenario, dataset, bundle = load_run("base", root=shipped_store)
+    # Believe regresses the metric on every varying input: 4 paths per input and intercept
+    # (312 for the base scenario's 77), with a little room for inputs to come.
+    paths_asked = 400
     table = {"statement": "s", "metric": "tam", "aggregate": "sum", "comparator": ">=",
              "threshold": 300.0}
     by = ThesisSpec(name="tam_300_by_2029", period="2029", when="by", **table)
-    belief = believe_from_fit(bundle, dataset, scenario, by, draws=300, seed=2)
+    belief = believe_from_fit(bundle, dataset, scenario, by, draws=paths_asked, seed=2)
     within = ThesisSpec(name="tam_300_in_2029", period="2029", **table)
     assert belief.probability >= believe_from_fit(bundle, dataset, scenario, within,
-                                                  draws=300, seed=2).probability
-    paths = simulate(bundle, dataset, scenario, draws=300, seed=2).data
+                                                  draws=paths_asked, seed=2).probability
+    paths = simulate(bundle, dataset, scenario, draws=paths_asked, seed=2).data
     assert belief.probability == evaluate_thesis(paths, by)["probability"]
     # A past year of the TAM reads the fitted posterior: no input moves it.
     past = ThesisSpec(name="past", period="2024", **table)
-    fitted = believe_from_fit(bundle, dataset, scenario, past, draws=300, seed=2)
+    fitted = believe_from_fit(bundle, dataset, scenario, past, draws=paths_asked, seed=2)
     assert fitted.meta["in_sample_quarters"] == [f"2024Q{k}" for k in range(1, 5)]
     assert fitted.decided_by == "posterior"
     # A past year of a metric without in-sample paths is refused, with the reason.
     revenue = ThesisSpec(name="revenue", period="2024", **{**table, "metric":
                                                            "aws_rental_revenue"})
     with pytest.raises(ForecastError, match="no in-sample posterior of aws_rental_revenue"):
-        believe_from_fit(bundle, dataset, scenario, revenue, draws=300, seed=2)
+        believe_from_fit(bundle, dataset, scenario, revenue, draws=paths_asked, seed=2)

@@ -113,8 +113,9 @@ def test_drop_with_new_quarter_publishes_fit_and_revision_report(store, split, c
 def test_corrupt_drop_is_rejected_and_nothing_changes(store, split, tmp_path):
     base, drop = split
     lines = drop.read_text().splitlines()
-    fields = next(csv.reader([lines[2]]))
-    fields[4] = "fifty"
+    header, fields = next(csv.reader([lines[0]])), next(csv.reader([lines[2]]))
+    # The revenue, by name: the row's dates (published_date among them) stay valid.
+    fields[header.index("revenue_usd_billions")] = "fifty"
     bad = tmp_path / "bad" / REVENUE
     bad.parent.mkdir()
     with bad.open("w", newline="", encoding="utf-8") as handle:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 from pathlib import Path
 
@@ -120,8 +122,15 @@ def test_a_shipped_fit_of_other_data_is_refused_in_one_line(shipped_copy, tmp_pa
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
     path = data / "gpu_rental_prices.csv"
-    lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines[:-1]))  # one observation fewer
+    # One price 10% higher: data that pass validation (the manifest's row counts, every
+    # field's checks), but not the data the shipped fit was fitted to.
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header, last = next(csv.reader(lines[:1])), next(csv.reader(lines[-1:]))
+    column = header.index("usd_per_chip_hour")
+    last[column] = f"{float(last[column]) * 1.1:.4g}"
+    edited = io.StringIO()
+    csv.writer(edited, lineterminator="\n").writerow(last)
+    path.write_text("".join(lines[:-1]) + edited.getvalue(), encoding="utf-8")
     code, out, err = _forecast(capsys, "--artifacts", str(tmp_path / "store"), "--data",
                                str(data))
     assert code == 2 and out == ""
