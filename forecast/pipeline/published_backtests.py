@@ -26,6 +26,10 @@ from forecast.evaluation.spend_backtest import backtest_spend, shared_fits
 RUNS: dict[str, Callable[..., Any]] = {"price": backtest_price_cli, "spend": backtest_spend,
                                        "share": backtest_share_cli}
 DEFAULTS = {"origins": 6, "horizon": 4, "draws": 1000}
+#: Per-backtest overrides: the spend model needs four quarters of the rivals' positions
+#: before a cut-off (five cut-offs have them), and the shares' origins four quarters to score
+#: after three of a rival's reported ratios (four cut-offs).
+OVERRIDES: dict[str, dict[str, int]] = {"spend": {"origins": 5}, "share": {"origins": 4}}
 
 
 def backtest_record(name: str, tidy: Any, summary: Any, data_hash: str,
@@ -54,10 +58,11 @@ def publish_backtests(names: Sequence[str] = tuple(RUNS), target: Path | None = 
     written = []
     with shared_fits():
         for name in names:
-            progress(f"backtest {name}: {DEFAULTS['origins']} origins, default sampler")
+            options = {**DEFAULTS, **OVERRIDES.get(name, {})}
+            progress(f"backtest {name}: {options['origins']} origins, default sampler")
             kwargs = {"progress": progress} if name != "price" else {}
-            tidy, summary = RUNS[name](dataset, map_fn=map, **DEFAULTS, **kwargs)
-            record = backtest_record(name, tidy, summary, dataset.data_hash, DEFAULTS)
+            tidy, summary = RUNS[name](dataset, map_fn=map, **options, **kwargs)
+            record = backtest_record(name, tidy, summary, dataset.data_hash, options)
             path = directory / f"{name}.json"
             path.write_text(json.dumps(record, indent=2, default=str) + "\n")
             written.append(path)

@@ -244,6 +244,8 @@ class Forecast:
             key = next((str(d) for d in self.data[metric].dims
                         if d not in ("draw", "quarter")), None)
             frame["key"] = frame[key].astype(str) if key else ""
+            if "quarter" not in frame:  # a per-draw quantity (a unit cost, a survival)
+                frame["quarter"] = ""
             frames.append(frame[["draw", "quarter", "key", "value"]].assign(metric=metric))
         return pd.concat(frames, ignore_index=True)[["metric", "draw", "quarter", "key",
                                                       "value"]]
@@ -285,6 +287,8 @@ def _json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _has_complete_year(values: xr.DataArray) -> bool:
+    if "quarter" not in values.dims:  # per draw, not over time: no annual quantiles
+        return False
     labels = {str(q) for q in values["quarter"].values}
     return any(all(f"{label[:4]}Q{k}" in labels for k in range(1, 5)) for label in labels)
 

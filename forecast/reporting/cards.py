@@ -58,8 +58,8 @@ def parameters_block(summary: pd.DataFrame) -> str:
     low, high = _interval_columns(frame)
     lines = ["| parameter | mean | sd | 90% interval | r_hat | bulk ESS |",
              "|---|---|---|---|---|---|"]
-    for row in frame.itertuples(index=False):
-        values = row._asdict()
+    # Records, not itertuples: namedtuples rename columns such as ``hdi_5%``.
+    for values in frame.to_dict("records"):
         interval = (f"{values[low]:.3g} to {values[high]:.3g}" if low and high else "")
         lines.append(f"| {values[name]} | {values['mean']:.3g} | {values['sd']:.3g} | "
                      f"{interval} | {values['r_hat']:.3f} | {values['ess_bulk']:.0f} |")

@@ -89,8 +89,10 @@ def _annual(result: Forecast, metric: str, vendor: str | None, year: int) -> np.
 
 def annual_tables(result: Forecast) -> str:
     """Annual medians (10-90%) of every metric of :data:`TABLES`, one row per metric."""
-    years = sorted({int(str(q)[:4]) for q in result.data["quarter"].values
-                    if str(q).endswith("Q4")})
+    # The calendar years the forecast covers whole (it starts after the data's last quarter).
+    quarters = {str(q) for q in result.data["quarter"].values}
+    years = sorted({int(q[:4]) for q in quarters
+                    if all(f"{q[:4]}Q{k}" in quarters for k in range(1, 5))})
     lines = ["| metric | " + " | ".join(map(str, years)) + " |",
              "|---|" + "---|" * len(years)]
     for metric, vendor in TABLES:

@@ -103,7 +103,7 @@ def test_too_few_pairs_is_an_error():
 @pytest.mark.parametrize(("coefficient", "se", "without", "phrase"), [
     (-1.3, 0.6, 0.1, "does not lead NVIDIA Data Center growth: slope -1.30 +- 1.20 (2 se) is "
      "negative, the wrong sign for a leading indicator (n = 13), without t = 2023Q1 (the most "
-     "influential pair) +0.10 +- 1.20; the market model does not use capex"),
+     "influential pair) +0.10 +- 1.20; the spend model does not use capex"),
     (-0.3, 0.6, -0.3, "of the wrong sign and not distinguishable from zero"),
     (0.3, 0.6, 0.3, "does not lead NVIDIA Data Center growth: slope +0.30 +- 1.20 (2 se) is not "
      "distinguishable from zero"),
