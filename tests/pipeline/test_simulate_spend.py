@@ -21,7 +21,7 @@ def test_the_tam_is_the_sum_of_the_five_vendors_on_every_path(run_cli, shipped_s
     done = run_cli("forecast", "--scenario", "bull", "--draws", "300", "--artifacts",
                    shipped_store, "--out", out)
     assert done.returncode == 0, done.stderr
-    paths = pd.read_parquet(out / "paths_bull.parquet")
+    paths = pd.read_parquet(out / "forecast_bull_paths.parquet")
     tam = paths[paths["metric"] == "tam"].set_index(["draw", "quarter"])["value"]
     spend = paths[paths["metric"] == "spend"].groupby(["draw", "quarter"])["value"].sum()
     assert set(paths.loc[paths["metric"] == "spend", "key"]) == {
