@@ -21,7 +21,7 @@ from forecast.pipeline.runner import run_scenario
 
 pytestmark = [pytest.mark.slow, pytest.mark.validation]
 
-HEADER = ["company", "segment", "fiscal_period", "calendar_quarter_end",
+HEADER = ["company", "segment", "fiscal_period", "calendar_quarter_end", "published_date",
           "revenue_usd_billions", "value_qualifier", "source", "confidence", "notes"]
 #: Made-up results for the two quarters after the shipped data (growth in line with 2025).
 NEW_ROWS = [
@@ -55,14 +55,16 @@ def drop(tmp_path: Path) -> Path:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(HEADER)
         for company, segment, period, end, value in NEW_ROWS:
-            writer.writerow([company, segment, period, end, value, "=",
+            # Released about 25 days after the quarter's end, as these companies report.
+            published = (pd.Timestamp(end) + pd.Timedelta(days=25)).strftime("%Y-%m-%d")
+            writer.writerow([company, segment, period, end, published, value, "=",
                              "made up for a test", "recalled", "test drop"])
     return folder
 
 
 def test_a_drop_of_new_quarters_publishes_under_every_scenario(store, drop, loose_gate):
     small = {"draws": 300, "tune": 600, "chains": 2}
-    result = refit(drop=drop, as_of="2026-04-30", root=store, sampler=small, gate=loose_gate,
+    result = refit(drop=drop, as_of="2026-05-31", root=store, sampler=small, gate=loose_gate,
                    report_draws=300)
     assert result.status == "published", result.bundle.meta.get("gate_failures")
     models = result.bundle.models

@@ -21,7 +21,7 @@ from forecast.models.spend.data import (
     RAMP_WIDTH,
     lift_layout,
 )
-from forecast.models.spend.evidence import CENSORED_COLUMNS, GUIDANCE_COLUMNS
+from forecast.models.spend.evidence import CENSORED_COLUMNS, GUIDANCE_COLUMNS, VISIBILITY_COLUMNS
 from forecast.models.spend.likelihood import amd_cpu_curve, measurement_log_mean
 from forecast.models.spend.math import (
     RIVALS,
@@ -102,6 +102,7 @@ def simulate_spend(params: Mapping[str, float | np.ndarray], ramps: pd.DataFrame
     return {"observations": pd.DataFrame(rows),
             "guidance": pd.DataFrame(columns=GUIDANCE_COLUMNS),
             "censored": pd.DataFrame(columns=CENSORED_COLUMNS), "costs": costs,
+            "visibility": pd.DataFrame(columns=VISIBILITY_COLUMNS),
             "ramps": ramps[RAMP_COLUMNS].copy(),
             "aws_generations": pd.DataFrame(
                 [{"generation": name, "ramp_midpoint": t[0] + offset, "fp8_dense_tflops": tf}
