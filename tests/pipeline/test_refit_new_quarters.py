@@ -25,6 +25,12 @@ HEADER = ["company", "segment", "fiscal_period", "calendar_quarter_end", "publis
           "revenue_usd_billions", "value_qualifier", "source", "confidence", "notes"]
 #: Made-up results for the two quarters after the shipped data (growth in line with 2025).
 NEW_ROWS = [
+    # The quarter the shipped data leave out (published after their 2025-10-31 cut-off).
+    ("NVIDIA", "Data Center", "FY2026Q3", "2025-10-26", 48.5),
+    ("NVIDIA", "Total revenue", "FY2026Q3", "2025-10-26", 54.5),
+    ("NVIDIA", "Data Center - networking", "FY2026Q3", "2025-10-26", 8.1),
+    ("AMD", "Data Center", "2025Q3", "2025-09-27", 4.5),
+    ("AMD", "Total revenue", "2025Q3", "2025-09-27", 9.5),
     ("NVIDIA", "Data Center", "FY2026Q4", "2026-01-25", 56.0),
     ("NVIDIA", "Total revenue", "FY2026Q4", "2026-01-25", 62.0),
     ("NVIDIA", "Data Center - networking", "FY2026Q4", "2026-01-25", 8.9),
