@@ -61,8 +61,8 @@ def test_a_fresh_fit_agrees_with_the_shipped_fit(fresh_store, tmp_path, scenario
         gap = abs(np.median(cells[0]) - np.median(cells[1]))
         error = np.hypot(_median_se(cells[0]), _median_se(cells[1]))
         assert gap <= Z * error, (metric, vendor, year, gap, error)
-    theses = fresh.theses().set_index("name").join(
-        shipped.theses().set_index("name"), lsuffix="_fresh", rsuffix="_shipped")
+    theses = fresh.theses().set_index("name").add_suffix("_fresh").join(
+        shipped.theses().set_index("name").add_suffix("_shipped"))
     for name, row in theses.iterrows():
         p, q = row["probability_fresh"], row["probability_shipped"]
         if np.isnan(p) or np.isnan(q):
