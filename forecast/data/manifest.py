@@ -1,5 +1,8 @@
 """The data's manifest: how many rows each file held, and which dates, when it was written.
 
+Its ``source`` column names where each row's figures come from: the data file itself, counted
+by this module (no outside source).
+
 Data only grow: a quarterly drop adds rows or revises them (:mod:`forecast.data.drop`), it
 never removes one. ``manifest.csv`` records, for every data file, its rows and the dates its
 observations run from and to (the earliest end and the latest start of their date spans), as
@@ -30,7 +33,9 @@ __all__ = ["MANIFEST_COLUMNS", "MANIFEST_FILE", "check_manifest", "manifest_rows
            "write_manifest"]
 
 MANIFEST_FILE = "manifest.csv"
-MANIFEST_COLUMNS = ("file", "rows", "first", "last")
+MANIFEST_COLUMNS = ("file", "rows", "first", "last", "source")
+#: The header of manifests written before they named their source (fits stored then).
+_EARLIER_COLUMNS = MANIFEST_COLUMNS[:-1]
 
 
 def _span(value: Any) -> tuple[pd.Timestamp, pd.Timestamp]:
@@ -52,7 +57,8 @@ def manifest_rows(parsed: Mapping[str, ParsedFile]) -> list[dict[str, str]]:
             spans = [_span(row[schema.observed]) for row in table.rows]
             first = str(min(end for _, end in spans).date())
             last = str(max(start for start, _ in spans).date())
-        rows.append({"file": name, "rows": str(len(table.raw)), "first": first, "last": last})
+        rows.append({"file": name, "rows": str(len(table.raw)), "first": first, "last": last,
+                     "source": f"counted from {name} by forecast.data.manifest"})
     return rows
 
 
@@ -84,7 +90,7 @@ def _recorded(path: Path, issues: list[Issue]) -> dict[str, tuple[int, str, str]
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
-            if tuple(reader.fieldnames or ()) != MANIFEST_COLUMNS:
+            if tuple(reader.fieldnames or ()) not in (MANIFEST_COLUMNS, _EARLIER_COLUMNS):
                 issues.append(Issue(MANIFEST_FILE, 1, None,
                                     f"header must be {','.join(MANIFEST_COLUMNS)}"))
                 return {}

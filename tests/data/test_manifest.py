@@ -79,3 +79,19 @@ def test_a_broken_manifest_is_reported_at_its_line(data):
     (data / MANIFEST_FILE).write_text("file,rows,first,last\nnot_a_file.csv,3,,\n")
     (issue,) = validate_data_dir(data)
     assert (issue.file, issue.row, issue.column) == (MANIFEST_FILE, 2, "file")
+
+
+def test_a_manifest_without_its_source_column_still_guards_the_rows(data):
+    """Fits stored before the manifest named its source carry the four-column header."""
+    path = data / MANIFEST_FILE
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=MANIFEST_COLUMNS[:-1], lineterminator="\n",
+                                extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    assert validate_data_dir(data) == []
+    _keep_lines(data / RENTAL, lambda number, total: number <= total // 2)
+    (issue,) = validate_data_dir(data)
+    assert "106 data rows, but manifest.csv records 213" in issue.message
