@@ -9,9 +9,10 @@ vendor with new chips ramping in. Ahead of the data, per draw:
 - the scenario's ``[chip_prices]`` table names the input giving a chip's price per chip-hour.
   Cost paths use those prices as ratios within a vendor group: the earliest-released mapped
   chip of a group keeps its unit-price capex, and each later mapped chip of the group is
-  priced at that capex x (its price / the first chip's price). In the shipped scenarios
-  Trainium3 is priced at Trainium2's capex x (``trainium3_price_usd_per_chip_hour`` /
-  ``trainium2_price_usd_per_chip_hour``);
+  priced at that capex x (its price / the first chip's price);
+- a chip with a unit-cost input (the Trainiums, ``UNIT_COST_INPUTS`` in
+  :mod:`forecast.economics.chip_costs`) takes that input's draw as its capex instead, so
+  the shipped scenarios' ``[chip_prices]`` table leaves their cost paths unchanged;
 - every vendor group's announced generations (the scenario's ``[roadmap]``,
   :mod:`forecast.economics.roadmap`) launch at a scenario quarter with a multiple of their
   predecessor's dense FLOPS for a multiple of its price per chip;
