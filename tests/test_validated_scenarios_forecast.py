@@ -11,7 +11,7 @@ is anything at all (any distribution, parameters from 1e-300 to 1e308, launch qu
 chips' unit-cost inputs, which the spend model's unit-cost priors are matched to), so every
 scenario forecasts from the fit of ``base``: ``shipped_store`` is the only fixture the test
 needs. That fit is the shipped one (``published/``), so the property runs in the default tier
-(200 scenarios, well under a minute).
+(200 scenarios).
 """
 
 from __future__ import annotations
