@@ -134,9 +134,14 @@ def random_walk_samples(train: pd.DataFrame, test: pd.DataFrame, draws: int, see
 
 
 def later_prices(dataset: Dataset, cutoff: pd.Timestamp) -> pd.DataFrame:
-    """The collapsed rental prices dated after ``cutoff`` (the test rows), re-indexed 0..n-1."""
-    test = collapse_held_prices(dataset.rental_prices)
-    return test[test["date"] > cutoff].reset_index(drop=True)
+    """The rental prices dated after ``cutoff`` (the test rows), held prices collapsed within
+    them, re-indexed 0..n-1.
+
+    A price still held after the cut-off is a test row once (its first observation after
+    it): a list price that did not move is an outcome to forecast as much as a cut is.
+    """
+    prices = dataset.rental_prices
+    return collapse_held_prices(prices[prices["date"] > cutoff]).reset_index(drop=True)
 
 
 def price_horizons(test: pd.DataFrame, cutoff: pd.Timestamp) -> np.ndarray:
@@ -367,17 +372,41 @@ def stack_results(results: list[harness.TaskResult], dataset: Dataset,
     return stacked
 
 
-def _summary_table(scored: pd.DataFrame) -> pd.DataFrame:
-    """Per model, pooled (horizon "all") and per horizon: n, log CRPS, CRPS, coverage."""
+def scored_price_class(scored: pd.DataFrame, dataset: Dataset) -> np.ndarray:
+    """"list" or "market" for each scored row (its observation's :func:`price_class`)."""
+    classes = np.empty(len(scored), dtype=object)
+    for origin, where in scored.groupby("origin").indices.items():
+        test = later_prices(dataset, pd.Timestamp(origin))
+        of_test = price_class(test["pricing_type"].astype(str), test["provider_or_index"],
+                              dataset.provider_classes)
+        classes[where] = of_test[scored["key"].to_numpy()[where].astype(int)]
+    return classes
+
+
+def _class_reports(scored: pd.DataFrame, dataset: Dataset) -> dict[str, Any]:
+    """The harness summary of the list prices and of the market prices apart."""
+    classes = scored_price_class(scored, dataset)
+    return {label: harness.summarize_scores(scored[classes == label])
+            for label in ("list", "market") if (classes == label).any()}
+
+
+def _summary_table(scored: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
+    """Per model and price class (all, list, market), pooled (horizon "all") and per
+    horizon: n, log CRPS, CRPS, coverage, mean PIT."""
+    classes = scored_price_class(scored, dataset)
     rows = []
-    for name in pd.unique(scored["forecaster"]):
-        mine = scored[scored["forecaster"] == name]
-        groups = [("all", mine)] + [(str(h), g) for h, g in mine.groupby("horizon")]
-        for horizon, group in groups:
-            rows.append({"model": name, "horizon": horizon, "n": len(group),
-                         "crps_log": group["log_crps"].mean(), "crps": group["crps"].mean(),
-                         "coverage_80": group["in_80"].mean(),
-                         "coverage_95": group["in_95"].mean()})
+    for prices, subset in [("all", scored)] + [(c, scored[classes == c])
+                                               for c in ("list", "market")]:
+        for name in pd.unique(subset["forecaster"]):
+            mine = subset[subset["forecaster"] == name]
+            groups = [("all", mine)] + [(str(h), g) for h, g in mine.groupby("horizon")]
+            for horizon, group in groups:
+                rows.append({"model": name, "prices": prices, "horizon": horizon,
+                             "n": len(group), "crps_log": group["log_crps"].mean(),
+                             "crps": group["crps"].mean(),
+                             "coverage_80": group["in_80"].mean(),
+                             "coverage_95": group["in_95"].mean(),
+                             "mean_pit": group["pit"].mean()})
     return pd.DataFrame(rows)
 
 
@@ -405,10 +434,11 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     -------
     (tidy, summary)
         ``tidy``: the harness's scored frame (one row per model, origin and observation), with
-        ``attrs["report"]`` (:func:`~forecast.evaluation.harness.summarize_scores`),
+        ``attrs["report"]`` (:func:`~forecast.evaluation.harness.summarize_scores`, with
+        the same for list and market prices apart under ``by_price_class``),
         ``attrs["weights"]`` (the stack's weight of the model per origin) and
         ``attrs["fits"]`` (the model's diagnostics per origin); ``summary``: n, log CRPS,
-        CRPS and coverage per model and horizon.
+        CRPS, coverage and mean PIT per model, price class and horizon.
     """
     if horizon <= 0 or draws <= 0:
         raise ForecastError("horizon and draws must be > 0")
@@ -420,12 +450,13 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     truth = {cut: dict(PriceActuals(dataset)(cut)) for cut in cuts}
     scored = harness.score_results(results + stacked, truth, range(1, horizon + 1),
                                    common_cells=True)
-    scored.attrs["report"] = harness.summarize_scores(scored)
+    scored.attrs["report"] = {**harness.summarize_scores(scored),
+                              "by_price_class": _class_reports(scored, dataset)}
     scored.attrs["weights"] = {harness.origin_label(r.origin): r.info["weight"]
                                for r in stacked}
     scored.attrs["fits"] = {harness.origin_label(r.origin): r.info for r in results
                             if r.forecaster == BAYES and r.error is None}
-    return scored, _summary_table(scored)
+    return scored, _summary_table(scored, dataset)
 
 
 def missed_observations(tidy: pd.DataFrame, dataset: Dataset, model: str = BAYES

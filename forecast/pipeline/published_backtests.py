@@ -25,11 +25,20 @@ from forecast.evaluation.spend_backtest import backtest_spend, shared_fits
 #: The published backtests, in the order they run.
 RUNS: dict[str, Callable[..., Any]] = {"price": backtest_price_cli, "spend": backtest_spend,
                                        "share": backtest_share_cli}
+#: The models each backtest fits: its record carries their versions only, so that a new
+#: version of one model does not outdate the others' backtests.
+MODELS: dict[str, tuple[str, ...]] = {"price": ("price",), "spend": ("spend",),
+                                      "share": ("spend",)}
 DEFAULTS = {"origins": 6, "horizon": 4, "draws": 1000}
 #: Per-backtest overrides: the spend model needs four quarters of the rivals' positions
 #: before a cut-off (five cut-offs have them), and the shares' origins four quarters to score
 #: after three of a rival's reported ratios (four cut-offs).
 OVERRIDES: dict[str, dict[str, int]] = {"spend": {"origins": 5}, "share": {"origins": 4}}
+
+
+def backtest_versions(name: str, versions: dict[str, str]) -> dict[str, str]:
+    """The versions of the models backtest ``name`` fits (:data:`MODELS`), of ``versions``."""
+    return {model: versions[model] for model in MODELS.get(name, tuple(versions))}
 
 
 def backtest_record(name: str, tidy: Any, summary: Any, data_hash: str,
@@ -39,7 +48,8 @@ def backtest_record(name: str, tidy: Any, summary: Any, data_hash: str,
 
     command = (f"python cli.py backtest {name} --origins {options['origins']} --horizon "
                f"{options['horizon']} --draws {options['draws']} --format json")
-    return {"command": command, "data_hash": data_hash, "model_versions": model_versions(),
+    return {"command": command, "data_hash": data_hash,
+            "model_versions": backtest_versions(name, model_versions()),
             "fits": tidy.attrs.get("fits", []), "failures": tidy.attrs.get("failures", []),
             "weights": tidy.attrs.get("weights", {}),
             "summary": summary.to_dict("records"), **tidy.attrs["report"]}

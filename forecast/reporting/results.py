@@ -178,7 +178,8 @@ def backtest_texts(directory: Path | None) -> dict[str, str]:
             lines.append(f"| {model['model']} | {pooled['n']} | {_num(pooled.get('log_crps'))} | "
                          f"{_num(pooled.get('crps'))} | {_num(pooled.get('coverage_80'))} | "
                          f"{_num(pooled.get('coverage_95'))} | {_num(pooled.get('mean_pit'))} |")
-        lines += ["", *_by_horizon(report.get("models", [])), *_by_series(report)]
+        lines += ["", *_by_horizon(report.get("models", [])), *_by_series(report),
+                  *_by_price_class(report)]
         texts[path.stem] = "\n".join(lines)
     return texts
 
@@ -207,6 +208,23 @@ def _by_series(report: dict[str, Any]) -> list[str]:
     for row in rows:
         lines.append(f"| {row['series']} | {row['model']} | {row['n']} | "
                      f"{_num(row.get('crps_log'))} | {_num(row.get('coverage_80'))} |")
+    return lines
+
+
+def _by_price_class(report: dict[str, Any]) -> list[str]:
+    """The price backtest's list and market prices apart, over every horizon."""
+    classes = report.get("by_price_class", {})
+    if not classes:
+        return []
+    lines = ["", "List and market prices apart, all horizons:", "",
+             "| prices | model | n | log CRPS | 80% coverage | mean PIT |",
+             "|---|---|---|---|---|---|"]
+    for label, part in classes.items():
+        for model in part.get("models", []):
+            pooled = model["pooled"]
+            lines.append(f"| {label} | {model['model']} | {pooled['n']} | "
+                         f"{_num(pooled.get('log_crps'))} | {_num(pooled.get('coverage_80'))} "
+                         f"| {_num(pooled.get('mean_pit'))} |")
     return lines
 
 

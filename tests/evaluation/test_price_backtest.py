@@ -70,6 +70,19 @@ def test_has_history_is_the_random_walk_mask():
     assert 0 < mask.sum() < len(mask)  # chips launched after the cut-off have no history
 
 
+def test_a_price_held_past_the_cut_off_is_scored_once():
+    dataset, cut = load_dataset(), pd.Timestamp("2024-07-01")
+    test = later_prices(dataset, cut)
+    held = test[(test["chip"] == "A100 SXM4 40GB")
+                & (test["provider_or_index"]
+                   == "Amazon Web Services (US East (Northern Virginia))")
+                & (test["pricing_type"] == "1-year commitment")]
+    # Listed at $2.40 since 2021 and seen again on 2024-08-03 and 2025-03-02: one test row,
+    # its first observation after the cut-off (a list price that held is an outcome too).
+    assert held["usd_per_chip_hour"].tolist() == [2.40]
+    assert held["date"].tolist() == [pd.Timestamp("2024-08-03")]
+
+
 def test_price_horizons_are_quarters_rounded_up():
     test = series(["2024-07-02", "2024-09-30", "2024-10-01", "2025-07-01"], [1.0] * 4)
     # 91.3125 days a quarter: 1, 91 and 92 days are quarter 1, 2; 365 days is quarter 4.
@@ -190,10 +203,18 @@ def test_rolling_backtest_reports_model_baseline_and_stack(mock_sampler):
     assert set(tidy["horizon"]) <= {1, 2}
     assert set(tidy.attrs["weights"]) == set(tidy.attrs["fits"])
     assert list(tidy.attrs["weights"].values())[0] == 0.5
-    pooled = summary[summary["horizon"] == "all"].set_index("model")
+    everything = summary[summary["prices"] == "all"]
+    pooled = everything[everything["horizon"] == "all"].set_index("model")
     assert pooled.loc[BAYES, "crps_log"] == pytest.approx(report["models"][0]["pooled"]
                                                           ["log_crps"])
     assert pooled["coverage_80"].between(0, 1).all()
+    # List and market prices apart: the two parts are the pooled cells, split.
+    parts = report["by_price_class"]
+    assert set(parts) == {"list", "market"}
+    assert sum(part["models"][0]["pooled"]["n"] for part in parts.values()) == counts[BAYES]
+    by_class = summary[(summary["horizon"] == "all") & (summary["model"] == BAYES)]
+    assert by_class.set_index("prices").loc["list", "n"] == parts["list"]["models"][0][
+        "pooled"]["n"]
 
 
 def test_misses_name_the_observations_outside_the_models_interval():

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from forecast.data.dataset import load_dataset
-from forecast.pipeline.published_backtests import RUNS, backtest_record
+from forecast.pipeline.published_backtests import RUNS, backtest_record, backtest_versions
 from forecast.store.shipped import SHIPPED_DIR, model_versions
 
 DIRECTORY = SHIPPED_DIR / "backtests"
@@ -29,7 +29,7 @@ def _load(name: str) -> dict:
 @pytest.mark.parametrize("name", list(RUNS))
 def test_a_published_backtest_is_of_this_code_and_data(name) -> None:
     record = _load(name)
-    assert record["model_versions"] == model_versions()
+    assert record["model_versions"] == backtest_versions(name, model_versions())
     assert record["data_hash"] == load_dataset().data_hash
     assert record["command"].startswith(f"python cli.py backtest {name} ")
     assert not record["failures"], record["failures"]
@@ -55,4 +55,24 @@ def test_a_record_carries_its_provenance() -> None:
     assert record["command"] == ("python cli.py backtest spend --origins 2 --horizon 3 "
                                  "--draws 10 --format json")
     assert record["data_hash"] == "abc" and record["fits"] == [{"a": 1}]
-    assert record["summary"] == [{"m": "x"}] and record["model_versions"] == model_versions()
+    # The spend backtest fits the spend model only: a new price model leaves it current.
+    assert record["summary"] == [{"m": "x"}]
+    assert record["model_versions"] == {"spend": model_versions()["spend"]}
+
+
+def test_the_price_model_beats_its_random_walk_calibrated_on_list_and_market() -> None:
+    record = _load("price")
+    models = {model["model"]: model for model in record["models"]}
+    bayes, walk = models["bayesian"], models["random walk + drift"]
+    assert bayes["pooled"]["log_crps"] <= walk["pooled"]["log_crps"]
+    assert 0.72 <= bayes["pooled"]["coverage_80"] <= 0.88
+    assert 0.4 <= bayes["pooled"]["mean_pit"] <= 0.6
+    for row in bayes["by_horizon"]:
+        if row["n"] >= 10:
+            assert row["coverage_80"] >= 0.6, row
+    # List and market prices apart, each scored against the same random walk.
+    parts = record["by_price_class"]
+    assert set(parts) == {"list", "market"}
+    for part in parts.values():
+        pooled = {model["model"]: model["pooled"] for model in part["models"]}
+        assert pooled["bayesian"]["log_crps"] <= pooled["random walk + drift"]["log_crps"]

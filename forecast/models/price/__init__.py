@@ -2,8 +2,10 @@
 
 Log price = chip level + provider effect (pooled by company within its class) + pricing-type
 offset + vendor decay x age + a vintage term (a chip gets cheaper as its successors ship) +
-a market-wide AR(1) cycle + Student-t noise; hyperscaler list prices drift on their own.
-Forecasts give price paths per chip and the cost per effective PFLOP-hour.
+a market-wide AR(1) cycle + Student-t noise. Hyperscaler list prices hold until a cloud
+moves them: a step process learnt from the list histories, from which every list forecast
+starts at the last listing. Forecasts give price paths per chip and the cost per effective
+PFLOP-hour.
 
 The model card is docs/models/price.md.
 """

@@ -8,11 +8,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammaln
 
 from forecast.models.price.data import LIST_PROVIDER_CLASS, LIST_TYPES, PriceData
 from forecast.models.price.math import NOISE_DOF, ar1_loading_matrix, log_price_mean
+from forecast.models.price.steps import list_intervals
 from forecast.models.priors import prior
 
+#: Moves one interval between two list-price snapshots may hold: more have odds of about
+#: 1.5% given a move, at 0.33 moves a year over the data's longest interval (3.9 years).
+MAX_MOVES = 4
 #: The class whose mean provider effect is the ``list_premium`` (see the package docstring).
 LIST_CLASS = LIST_PROVIDER_CLASS
 
@@ -44,13 +49,22 @@ DEFAULT_PRIORS: dict[str, dict[str, Any]] = {
     # V100 1-year price from $1.95 to $2.24) while Google Cloud's commitment discounts are a
     # fixed share of on-demand (its TPU v4 1- and 3-year prices held from 2022 to 2025).
     "list_drift_sd": {"dist": "halfnormal", "sigma": 0.05},
+    # List prices move in steps (forecast.models.price.steps). Hyperscalers hold a GPU's list
+    # price for years (AWS's A100 from its 2020 launch to 2025; the data's README, caveat 6):
+    # about one move in two to three years, a mean of 0.5 a year allowing 0.1-1.2.
+    "list_move_hazard": {"dist": "gamma", "alpha": 2.0, "beta": 4.0},
+    # Mostly cuts: AWS cut its P4 and P5 on-demand prices by up to 45% in June 2025 (log
+    # -0.6); Azure's commitment prices rose by 10-35% in 2024. A mean cut of about 20%.
+    "list_move_size": {"dist": "normal", "mu": -0.2, "sigma": 0.2},
+    "list_move_sd": {"dist": "halfnormal", "sigma": 0.3},
 }
 
 SUMMARY_VARS = ["decay_mu", "decay_tau", "decay", "vintage", "launch_log_price", "type_offset",
                 "list_premium", "class_effect", "provider_sd", "provider_effect", "premium_sd",
                 "chip_premium", "series_sd", "commitment_sd", "commitment_effect", "list_drift",
                 "list_drift_sd", "list_drift_effect",
-                "cycle_rho", "cycle_sigma", "noise_list", "noise_market"]
+                "cycle_rho", "cycle_sigma", "noise_list", "noise_market",
+                "list_move_hazard", "list_move_size", "list_move_sd"]
 
 
 @dataclass(frozen=True)
@@ -192,6 +206,36 @@ def _list_drift_effects(index: Design, priors: Mapping[str, Any]) -> Any:
     return pt.concatenate([pt.zeros(1), pt.flatten(effect)])
 
 
+def _list_steps(data: PriceData, priors: Mapping[str, Any]) -> None:
+    """The step process of list prices: whether each interval between two observations of a
+    list series saw a move (Poisson arrivals), and the log change of those that moved (the
+    sum of one to :data:`MAX_MOVES` moves, weighted by their Poisson odds given one)."""
+    import pymc as pm
+    import pytensor.tensor as pt
+    from pytensor.tensor.special import softmax
+
+    intervals = list_intervals(data.list_history)
+    hazard = prior("list_move_hazard", priors["list_move_hazard"])
+    size = prior("list_move_size", priors["list_move_size"])
+    size_sd = prior("list_move_sd", priors["list_move_sd"])
+    if intervals.empty:
+        return
+    years = intervals["years"].to_numpy(float)
+    moved = intervals["moved"].to_numpy(bool)
+    pm.Bernoulli("list_moved", p=pt.clip(-pt.expm1(-hazard * years), 1e-9, 1.0 - 1e-9),
+                 observed=moved.astype(int))
+    if not moved.any():
+        return
+    counts = np.arange(1, MAX_MOVES + 1)
+    rate = hazard * years[moved][:, None]
+    # Poisson(n; rate) for n = 1..MAX_MOVES, normalised over those counts.
+    log_odds = counts * pt.log(rate) - gammaln(counts + 1.0)
+    weights = softmax(log_odds, axis=1)
+    components = pm.Normal.dist(mu=counts * size, sigma=np.sqrt(counts) * size_sd)
+    pm.Mixture("list_move", w=weights, comp_dists=components,
+               observed=intervals.loc[moved, "change"].to_numpy(float))
+
+
 def build_price_model(data: PriceData, priors: Mapping[str, Mapping[str, Any]]) -> Any:
     """The PyMC model of the package docstring for prepared ``data`` and complete ``priors``."""
     import pymc as pm
@@ -257,5 +301,6 @@ def build_price_model(data: PriceData, priors: Mapping[str, Mapping[str, Any]]) 
         sigma = market * noise_market + (1.0 - market) * noise_list
         pm.StudentT("log_price", nu=NOISE_DOF, mu=mu, sigma=sigma,
                     observed=obs["log_price"].to_numpy(), dims="obs")
+        _list_steps(data, priors)
     return model
 

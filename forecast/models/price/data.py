@@ -12,6 +12,7 @@ import pandas as pd
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
 from forecast.models.price.math import frontier_log_tflops, vintage_gap
+from forecast.models.price.steps import DAYS_PER_YEAR, list_history
 
 REFERENCE_TYPE = "on-demand"
 LIST_TYPES = ("on-demand", "1-year commitment", "3-year commitment")
@@ -30,7 +31,6 @@ QUOTED_TYPES = {"market": "on-demand", "market/resale": "on-demand",
                 "on-demand/market": "on-demand", "index (contract)": "1-year commitment"}
 #: Suffix of the offset type of a commitment at a market price (see :func:`offset_types`).
 MARKET_SUFFIX = " (market)"
-DAYS_PER_YEAR = 365.25
 CATALOGUE_COLUMNS = ("chip", "vendor", "vendor_group", "release_date", "fp8_dense_tflops",
                      "bf16_dense_tflops")
 
@@ -110,6 +110,9 @@ class PriceData:
     classes: tuple[str, ...] = ()
     #: (chip, provider) series with observations, labelled by :func:`series_label`.
     series: tuple[str, ...] = ()
+    #: Every list price observation, held ones included
+    #: (:func:`~forecast.models.price.steps.list_history`): the step process's data.
+    list_history: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def prepare_price_data(dataset: Dataset) -> PriceData:
@@ -142,6 +145,9 @@ def prepare_price_data(dataset: Dataset) -> PriceData:
         providers=tuple(sorted(set(frame["provider"]))),
         classes=tuple(sorted(present - {REFERENCE_CLASS})),
         series=tuple(sorted(set(frame["series"]))),
+        list_history=list_history(dataset.rental_prices, price_class(
+            dataset.rental_prices["pricing_type"].astype(str),
+            dataset.rental_prices["provider_or_index"], classes) == "list"),
     )
 
 

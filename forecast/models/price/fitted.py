@@ -33,13 +33,19 @@ from forecast.models.price.math import (
     log_price_mean,
     vintage_gap,
 )
+from forecast.models.price.steps import (
+    SERIES_KEY,
+    last_list_prices,
+    step_log_change,
+    step_paths,
+)
 
 
 class FittedPriceModel(Fitted):
     """A fitted price-erosion model: posterior, data, diagnostics, forecasts."""
 
     model_name: ClassVar[str] = "price"
-    model_version: ClassVar[str] = "5"
+    model_version: ClassVar[str] = "6"
 
     @property
     def provider_classes(self) -> dict[str, str]:
@@ -130,7 +136,46 @@ class FittedPriceModel(Fitted):
         scale = np.where(market[None, :], self.stacked("noise_market", pick)[:, None],
                          self.stacked("noise_list", pick)[:, None])
         noise = scale * rng.standard_t(NOISE_DOF, size=mean.shape)
-        return np.exp(mean + noise)
+        prices = np.exp(mean + noise)
+        self._continue_list_series(prices, rows, pick, rng)
+        return prices
+
+    def list_move_params(self, pick: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per draw: list-price moves per year, and the mean and sd of a move's log size."""
+        return (self.stacked("list_move_hazard", pick), self.stacked("list_move_size", pick),
+                self.stacked("list_move_sd", pick))
+
+    def _continue_list_series(self, prices: np.ndarray, rows: pd.DataFrame, pick: np.ndarray,
+                              rng: np.random.Generator) -> None:
+        """Overwrite the list-price rows whose series or company the fit saw listed: the last
+        observed price (the series', or its company's for the chip and type when more
+        recent), moved by the step process since its date (in place)."""
+        history = self.data["list_history"]
+        if history.empty:
+            return
+        lasts = last_list_prices(history)
+        companies = self.provider_companies
+        lasts["company"] = lasts["provider_or_index"].map(lambda n: companies.get(n, n))
+        by_series = lasts.set_index(SERIES_KEY)
+        by_company = lasts.sort_values("date").groupby(
+            ["chip", "company", "pricing_type"]).last()
+        params = self.list_move_params(pick)
+        for j, row in enumerate(rows.itertuples(index=False)):
+            if row.price_class != "list":
+                continue
+            key = (str(row.chip), str(row.provider_or_index), str(row.pricing_type))
+            company = (str(row.chip), str(row.provider), str(row.pricing_type))
+            last = by_series.loc[key] if key in by_series.index else None
+            # A company listing the chip later under another name (a newer price page) is
+            # the more recent word on its price.
+            if company in by_company.index and (
+                    last is None or by_company.loc[company, "date"] > last["date"]):
+                last = by_company.loc[company]
+            if last is None or last["date"] > row.date:
+                continue
+            years = (row.date - last["date"]).days / DAYS_PER_YEAR
+            prices[:, j] = float(last["usd_per_chip_hour"]) * np.exp(
+                step_log_change(*params, np.array([years]), rng)[:, 0])
 
     def _types(self) -> list[str]:
         return [REFERENCE_TYPE] + [str(t) for t in self.posterior["offset_type"].values]
@@ -286,7 +331,7 @@ class FittedPriceModel(Fitted):
             (draws, len(periods)))
         gaps = self._vintage_gaps(periods, chips, catalogue, draws, frontier_tflops)
         prices = self._chip_prices(pick, periods, chips, catalogue, (basis, pricing_type),
-                                   offsets, cycle, launch_prices, gaps)
+                                   offsets, cycle, launch_prices, gaps, rng)
         coords = {"draw": np.arange(draws), "quarter": [str(p) for p in periods], "chip": chips}
         result = xr.Dataset({"price": (("draw", "quarter", "chip"), prices)}, coords=coords)
         result["price"].attrs.update(unit="USD per chip-hour", basis=basis,
@@ -375,7 +420,7 @@ class FittedPriceModel(Fitted):
     def _chip_prices(self, pick: np.ndarray, periods: pd.PeriodIndex, chips: list[str],
                      catalogue: pd.DataFrame, kind: tuple[str, str], offsets: np.ndarray,
                      cycle: np.ndarray, launch_prices: Mapping[str, Any],
-                     gaps: np.ndarray) -> np.ndarray:
+                     gaps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Price paths (draw, quarter, chip); NaN before a chip's launch. ``kind`` is the
         forecast's (basis, pricing type)."""
         basis, pricing_type = kind
@@ -409,7 +454,25 @@ class FittedPriceModel(Fitted):
                                        np.maximum(age, 0.0)[None, :], 1.0, cycle,
                                        vintage[:, None], gap)
             prices[:, :, j] = np.where(age[None, :] >= 0, np.exp(log_price), np.nan)
+            if basis == "list":
+                self._listed_steps(prices[:, :, j], chip, pricing_type, quarter_mid, pick, rng)
         return prices
+
+    def _listed_steps(self, prices: np.ndarray, chip: str, pricing_type: str,
+                      dates: pd.DatetimeIndex, pick: np.ndarray,
+                      rng: np.random.Generator) -> None:
+        """A listed chip's list price held at what the clouds last listed and moved by the
+        step process after (in place over the regression's paths, which stay where the
+        chip was not listed yet)."""
+        history = self.data["list_history"]
+        if history.empty:
+            return
+        mine = history[(history["chip"] == chip) & (history["pricing_type"] == pricing_type)]
+        if mine.empty:
+            return
+        steps = step_paths(mine, self.provider_companies, pd.DatetimeIndex(dates),
+                           self.list_move_params(pick), rng)
+        prices[:] = np.where(np.isfinite(steps), steps, prices)
 
 
 def _cost_per_pflop_hour(prices: np.ndarray, chips: list[str], catalogue: pd.DataFrame,

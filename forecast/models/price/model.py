@@ -67,7 +67,7 @@ class PriceModel(BayesianModel):
             "provider_class": [inputs.provider_classes[n] for n in names],
             "company": [inputs.provider_companies.get(n, n) for n in names]})
         return {"observations": inputs.observations, "catalogue": inputs.catalogue.copy(),
-                "providers": providers}
+                "providers": providers, "list_history": inputs.list_history}
 
     def fitted_meta(self, inputs: PriceData) -> dict[str, Any]:
         return {"n_observations": len(inputs.observations),
