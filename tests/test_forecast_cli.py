@@ -65,7 +65,7 @@ def test_json_output_has_the_promised_fields(store):
     summary = json.loads(result.stdout)
     assert {"scenario", "fit_id", "draws", "seed", "quantiles", "theses"} <= set(summary)
     assert summary["draws"] == 400 and summary["seed"] == 5
-    assert {"metric", "period", "vendor", "q10", "q50", "q90"} <= set(summary["quantiles"][0])
+    assert {"metric", "period", "key", "q10", "q50", "q90"} <= set(summary["quantiles"][0])
     thesis = summary["theses"][0]
     assert {"name", "statement", "probability", "mcse"} <= set(thesis)
     for row in summary["quantiles"]:
@@ -78,7 +78,7 @@ def test_json_output_has_the_promised_fields(store):
     years = {row["period"] for row in summary["quantiles"]
              if row["metric"] == "aws_rental_revenue"}
     assert {"2026", "2030"} <= years
-    generations = {row["vendor"] for row in summary["quantiles"] if row["metric"] == "aws_fleet"}
+    generations = {row["key"] for row in summary["quantiles"] if row["metric"] == "aws_fleet"}
     # The fitted generations, then the scenario's roadmap (Trainium4 and Trainium5).
     assert generations == {f"Trainium{k}" for k in range(1, 6)}
 

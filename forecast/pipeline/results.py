@@ -22,6 +22,7 @@ import xarray as xr
 from forecast.core.annual import annual_values
 from forecast.core.errors import ForecastError
 from forecast.core.presentation import UNITS
+from forecast.core.quantile_schema import level_columns
 from forecast.pipeline.theses import evaluate_theses
 
 #: How quarters combine into a calendar year, per metric: flows (money, shipments) add up,
@@ -44,12 +45,6 @@ ANNUAL_AGGREGATE = {
 SUMMARY_METRICS = ("tam", "share", "spend", "aws_spend_at_cost", "aws_rental_revenue",
                    "aws_merchant_value", "aws_custom_chips_run_rate", "aws_shipments",
                    "aws_fleet", "custom_silicon_spend")
-#: Key columns of the quantile tables, shown as ``vendor`` in the combined tables.
-_KEY_COLUMNS = {"chip": "vendor", "cost_vendor": "vendor", "generation": "vendor"}
-
-
-def _q_name(q: float) -> str:
-    return f"q{round(q * 100):d}" if round(q * 100) == q * 100 else f"q{q * 100:g}"
 
 
 @dataclass
@@ -131,7 +126,8 @@ class Forecast:
 
     def quantiles(self, metric: str, q: Sequence[float] = (0.1, 0.5, 0.9),
                   freq: str = "year") -> pd.DataFrame:
-        """Tidy quantiles: columns metric, period, vendor (or chip, or empty), q10, q50, ...
+        """Tidy quantiles: columns metric, period, key (the vendor, chip or generation; empty
+        for a metric without one), q10, q50, q90 (the levels ``q``) and unit.
 
         ``freq`` is "year" (calendar years, complete ones only) or "quarter". Quantiles skip
         NaN (a chip before its launch), interpolating linearly between order statistics.
@@ -157,6 +153,7 @@ class Forecast:
         else:
             periods = labels
         levels = list(q)
+        names = level_columns(levels)
         with warnings.catch_warnings():
             # A chip not yet launched in any draw has no quantile: NaN, as xarray gives.
             warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
@@ -166,10 +163,10 @@ class Forecast:
         columns: dict[str, Any] = {
             "metric": metric,
             "period": np.repeat(np.asarray(periods, dtype=object), len(keys)),
-            extra or "vendor": np.tile(np.asarray(keys, dtype=object), len(periods)),
+            "key": np.tile(np.asarray(keys, dtype=object), len(periods)),
         }
-        for level, row in zip(levels, quant, strict=True):
-            columns[_q_name(level)] = row.reshape(-1)
+        for name, row in zip(names, quant, strict=True):
+            columns[name] = row.reshape(-1)
         frame = pd.DataFrame(columns)
         frame["unit"] = UNITS.get(metric, "")
         return frame.sort_values(list(frame.columns[:3])).reset_index(drop=True)
@@ -194,7 +191,7 @@ class Forecast:
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary: provenance, annual quantiles of headline metrics, theses."""
         headline = [m for m in SUMMARY_METRICS if m in self.data]
-        quantiles = pd.concat([self.quantiles(m).rename(columns=_KEY_COLUMNS)
+        quantiles = pd.concat([self.quantiles(m)
                                for m in headline], ignore_index=True)
         theses = self.theses()
         return {
@@ -257,7 +254,7 @@ class Forecast:
 
     def to_csv(self, path: str | Path, q: Sequence[float] = (0.1, 0.5, 0.9)) -> Path:
         """Annual quantiles of every metric as a tidy CSV."""
-        frames = [self.quantiles(m, q).rename(columns=_KEY_COLUMNS)
+        frames = [self.quantiles(m, q)
                   for m in self.metrics if _has_complete_year(self.data[m])]
         pd.concat(frames, ignore_index=True).to_csv(path, index=False, float_format="%.6g")
         return Path(path)
@@ -296,7 +293,7 @@ def _has_complete_year(values: xr.DataArray) -> bool:
 def quantile_table(forecast: Forecast, metrics: Sequence[str],
                    years: Sequence[str] | None = None) -> pd.DataFrame:
     """Annual 10/50/90% of several metrics, optionally restricted to some years."""
-    frames = [forecast.quantiles(metric).rename(columns=_KEY_COLUMNS)
+    frames = [forecast.quantiles(metric)
               for metric in metrics if metric in forecast.data]
     table = pd.concat(frames, ignore_index=True)
     if years is not None:

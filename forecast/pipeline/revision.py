@@ -81,9 +81,8 @@ def headline_values(forecast: Forecast, quantities: Sequence[MetricKey] | None =
         if quantity.metric not in tables:
             tables[quantity.metric] = forecast.quantiles(quantity.metric)
         table = tables[quantity.metric]
-        column = table.columns[2]
         match = table[(table["period"] == quantity.period)
-                      & (table[column].astype(str) == (quantity.key or ""))]
+                      & (table["key"].astype(str) == (quantity.key or ""))]
         if match.empty:
             continue
         row = match.iloc[0]

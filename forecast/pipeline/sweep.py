@@ -209,8 +209,7 @@ def point_row(forecast: Forecast) -> dict[str, float]:
             continue
         table = forecast.quantiles(metric, q=(0.5,))
         table = table[table["period"] == year]
-        key = next((c for c in ("vendor", "chip", "cost_vendor") if c in table), "vendor")
-        for label, value in zip(table[key], table["q50"], strict=True):
+        for label, value in zip(table["key"], table["q50"], strict=True):
             row[f"median_{metric}" + (f"_{label}" if label else "") + f"_{year}"] = float(value)
     return row
 

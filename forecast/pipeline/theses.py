@@ -304,9 +304,9 @@ def evaluate_thesis(paths: xr.Dataset, thesis: Any, posterior_ess: float | None 
         "probability": probability,
         "mcse": monte_carlo_error(probability, n, posterior_ess),
         "draws": n,
-        "metric_p10": float(np.quantile(values[finite], 0.1)) if n else float("nan"),
-        "metric_p50": float(np.quantile(values[finite], 0.5)) if n else float("nan"),
-        "metric_p90": float(np.quantile(values[finite], 0.9)) if n else float("nan"),
+        "metric_q10": float(np.quantile(values[finite], 0.1)) if n else float("nan"),
+        "metric_q50": float(np.quantile(values[finite], 0.5)) if n else float("nan"),
+        "metric_q90": float(np.quantile(values[finite], 0.9)) if n else float("nan"),
     }
     if parse_period(thesis.period)[1] >= quarter_index(str(paths["quarter"].values[0])):
         # A claim about a period the data reached (partly) is not "first reached" later.
@@ -327,7 +327,7 @@ def _not_evaluable(thesis: Any, note: str) -> dict[str, Any]:
     """The row of a thesis the forecast cannot evaluate: no probability, and why."""
     missing = float("nan")
     return {**_identity(thesis), "probability": missing, "mcse": missing, "draws": 0,
-            "metric_p10": missing, "metric_p50": missing, "metric_p90": missing,
+            "metric_q10": missing, "metric_q50": missing, "metric_q90": missing,
             "note": note}
 
 

@@ -201,33 +201,29 @@ class Scenario:
     # ---------------------------------------------------------------- presentation
 
     def to_table(self) -> pd.DataFrame:
-        """One row per input: distribution, readable parameters, unit, quantiles, rationale.
+        """One row per input in the quantile schema (:mod:`forecast.core.quantile_schema`),
+        then its distribution, readable parameters, mean, summary and rationale.
 
         Returns
         -------
         pandas.DataFrame
-            Columns ``input, dist, params, unit, mean, median, p10, p90, summary, rationale``.
-            Quantiles are numeric (quarter indices for quarter inputs); ``summary`` is the
-            readable ``median [p10, p90]`` with quarter labels where relevant.
+            Columns ``metric`` (the input), ``period`` and ``key`` (empty), ``q10, q50, q90``,
+            ``unit``, ``dist, params, mean, summary, rationale``. Quantiles are numeric
+            (quarter indices for quarter inputs); ``summary`` is the readable
+            ``median [p10, p90]`` with quarter labels where relevant.
         """
         rows = []
         for name, spec in self.inputs.items():
-            median, p10, p90 = spec.quantile(np.array([0.5, 0.1, 0.9]))
-            rows.append(
-                {
-                    "input": name,
-                    "dist": spec.dist,
-                    "params": spec.params_text(),
-                    "unit": spec.unit,
-                    "mean": float(spec.mean()),
-                    "median": float(median),
-                    "p10": float(p10),
-                    "p90": float(p90),
-                    "summary": f"{spec.format_value(median)} "
-                    f"[{spec.format_value(p10)}, {spec.format_value(p90)}]",
-                    "rationale": spec.rationale,
-                }
-            )
+            q10, q50, q90 = spec.quantile(np.array([0.1, 0.5, 0.9]))
+            rows.append({
+                "metric": name, "period": "", "key": "",
+                "q10": float(q10), "q50": float(q50), "q90": float(q90),
+                "unit": spec.unit, "dist": spec.dist, "params": spec.params_text(),
+                "mean": float(spec.mean()),
+                "summary": f"{spec.format_value(q50)} "
+                f"[{spec.format_value(q10)}, {spec.format_value(q90)}]",
+                "rationale": spec.rationale,
+            })
         return pd.DataFrame(rows)
 
     def settings_table(self) -> pd.DataFrame:

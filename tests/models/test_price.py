@@ -188,7 +188,7 @@ def test_fit_reports_diagnostics(small_fit):
     assert {"parameter", "r_hat", "ess_bulk", "ess_tail"} <= set(summary.columns)
     assert "divergences" in summary.attrs
     assert small_fit.diagnostics()["max_r_hat"] < 1.1
-    assert set(small_fit.decay_table()["vendor"]) == {"nvidia", "amd", "google", "aws",
+    assert set(small_fit.decay_table()["key"]) == {"nvidia", "amd", "google", "aws",
                                                       "other_custom", "other"}
     # The gate covers the cycle state forecasts start from and every provider effect.
     last = f"cycle@{small_fit.meta['quarters'][-1]}"

@@ -43,7 +43,7 @@ def test_the_2025_tam_reads_the_fitted_quarters_and_the_first_forecast(runs) -> 
     tam_2025 = past.sum(axis=1) + result.data["tam"].sel(quarter="2025Q4").values
     row = result.theses().set_index("name").loc["tam_2025_at_most_50b"]
     assert row["probability"] == pytest.approx(np.mean(tam_2025 <= 50.0))
-    assert row["metric_p50"] == pytest.approx(np.median(tam_2025))
+    assert row["metric_q50"] == pytest.approx(np.median(tam_2025))
     assert not isinstance(row.get("first_reached"), dict)  # a past year is not "reached"
 
 

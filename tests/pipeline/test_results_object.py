@@ -11,7 +11,8 @@ import xarray as xr
 
 from forecast.core.calendar import period_quarters
 from forecast.core.errors import ForecastError
-from forecast.pipeline.results import UNITS, Forecast, _q_name, check_paths
+from forecast.core.quantile_schema import quantile_name as _q_name
+from forecast.pipeline.results import UNITS, Forecast, check_paths
 from forecast.pipeline.theses import evaluate_thesis
 from forecast.scenarios import ThesisSpec
 
@@ -82,7 +83,7 @@ def test_annual_quantiles_sum_money_and_average_shares():
     expected = np.median(paths["tam"].sel(quarter=period_quarters("2030")).sum("quarter"))
     assert tam.loc[tam["period"] == "2030", "q50"].item() == pytest.approx(expected)
     share = forecast.quantiles("share", q=(0.1, 0.5, 0.9))
-    row = share[(share["period"] == "2030") & (share["vendor"] == "nvidia")]
+    row = share[(share["period"] == "2030") & (share["key"] == "nvidia")]
     assert row["q50"].item() == pytest.approx(0.7, abs=0.001)
     # A share's calendar-year value is the mean of its quarters, quantiles per vendor.
     yearly = paths["share"].sel(quarter=period_quarters("2030"), vendor="nvidia").mean("quarter")
@@ -115,7 +116,7 @@ def _xarray_quantiles(forecast: Forecast, metric: str, q, freq: str) -> pd.DataF
     frame.insert(0, "metric", metric)
     frame["key"] = frame[extra].astype(str) if extra else ""
     ordered = ["metric", "period", "key"] + [_q_name(level) for level in levels]
-    frame = frame[ordered].rename(columns={"key": extra or "vendor"})
+    frame = frame[ordered]
     frame["unit"] = UNITS.get(metric, "")
     return frame.sort_values(list(frame.columns[:3])).reset_index(drop=True)
 
@@ -174,7 +175,7 @@ def test_exports_round_trip(tmp_path):
     long = pd.read_parquet(tmp_path / "paths.parquet")
     assert len(long) == 200 * len(QUARTERS) * (1 + 1 + len(VENDORS))
     forecast.to_csv(tmp_path / "quantiles.csv")
-    assert {"metric", "period", "vendor", "q10", "q50", "q90"} <= set(
+    assert {"metric", "period", "key", "q10", "q50", "q90"} <= set(
         pd.read_csv(tmp_path / "quantiles.csv").columns)
     summary = forecast.summary()
     assert summary["theses"][0]["name"] == "t"

@@ -71,7 +71,7 @@ def test_a_change_is_the_period_less_change_from_path_by_path(run) -> None:
     result = evaluate_thesis(future, gain(), history=past)
     assert 0.2 < result["probability"] < 0.8  # the construction puts the threshold inside
     assert result["probability"] == pytest.approx(np.mean(expected >= 0.03))
-    assert result["metric_p50"] == pytest.approx(np.median(expected))
+    assert result["metric_q50"] == pytest.approx(np.median(expected))
     assert (result["change_from"], result["unit"]) == ("2025", None)
     # The in-sample quarters come first on the metric's quarter axis.
     labels = [str(q) for q in metric_values(future, gain(), past)["quarter"].values]

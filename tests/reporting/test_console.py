@@ -88,7 +88,7 @@ def test_forecast_text_in_each_format():
     assert table.startswith("scenario demo, fit F1, 200 draws, seed 3, data to 2028Q4\n")
     assert "\n\ntheses (probability" in table
     csv = forecast_text([result], "csv")
-    assert csv.splitlines()[0] == "metric,period,vendor,q10,q50,q90,unit"
+    assert csv.splitlines()[0] == "metric,period,key,q10,q50,q90,unit"
     assert not csv.endswith("\n")
     assert json.loads(forecast_text([result], "json"))["fit_id"] == "F1"
     with pytest.raises(ForecastError):

@@ -135,15 +135,15 @@ def test_digest_is_stable(base: Scenario) -> None:
 
 def test_to_table(base: Scenario) -> None:
     table = base.to_table()
-    assert list(table["input"]) == list(base.inputs)
-    expected = {"input", "dist", "params", "unit", "median", "p10", "p90", "summary", "rationale"}
-    assert expected <= set(table.columns)
-    row = table.set_index("input").loc["mfu_aws"]
-    assert row["median"] == pytest.approx(base.inputs["mfu_aws"].median())
-    assert row["p10"] < row["median"] < row["p90"]
+    assert list(table["metric"]) == list(base.inputs)
+    assert list(table.columns[:7]) == ["metric", "period", "key", "q10", "q50", "q90", "unit"]
+    assert {"dist", "params", "summary", "rationale"} <= set(table.columns)
+    row = table.set_index("metric").loc["mfu_aws"]
+    assert row["q50"] == pytest.approx(base.inputs["mfu_aws"].median())
+    assert row["q10"] < row["q50"] < row["q90"]
     assert row["params"] == "alpha=4.5, beta=10.5"
-    launch = table.set_index("input").loc["trainium4_launch_quarter"]
-    assert launch["summary"].startswith(quarter_label(int(launch["median"])))
+    launch = table.set_index("metric").loc["trainium4_launch_quarter"]
+    assert launch["summary"].startswith(quarter_label(int(launch["q50"])))
     assert table["rationale"].str.len().min() > 20
 
 

@@ -14,9 +14,14 @@ import pandas as pd
 import xarray as xr
 
 from forecast.core.errors import ForecastError
+from forecast.core.quantile_schema import level_columns
 from forecast.models.diffusion.data import period_labels
 from forecast.models.diffusion.math import bass_adoptions, gbass_paths, norton_bass_adoptions
 from forecast.models.fitted import Fitted
+
+#: The unit of each diffusion parameter.
+PARAMETER_UNITS = {"p": "per period", "q": "per period", "m": "units",
+                   "beta": "per unit of the covariate"}
 
 
 class FittedDiffusion(Fitted):
@@ -35,23 +40,29 @@ class FittedDiffusion(Fitted):
 
         Returns
         -------
-        DataFrame with columns parameter, median, lower, upper (p and q per period, m in
-        units).
+        DataFrame in the quantile schema (:mod:`forecast.core.quantile_schema`): metric (p,
+        q, m or beta), period (empty), key (the generation of a Norton-Bass m, else empty),
+        the interval's lower level, q50, its upper level (``q5``, ``q50``, ``q95`` at 0.9),
+        unit (p and q per period, m in units); then ``parameter``, the label ``m[a]``.
         """
         if not 0 < interval < 1:
             raise ForecastError(f"interval must be in (0, 1), got {interval}")
         tail = (1 - interval) / 2
+        levels = (tail, 0.5, 1 - tail)
+        names = level_columns(levels)
         rows = []
         generations = self.meta["generations"]
         for name in ["p", "q", "m"] + (["beta"] if self.kind == "gbass" else []):
             draws = self.stacked(name)
             columns = draws.reshape(len(draws), -1)
-            labels = ([f"m[{g}]" for g in generations] if name == "m" and
-                      self.kind == "norton-bass" else [name])
-            for label, values in zip(labels, columns.T, strict=True):
-                rows.append({"parameter": label, "median": float(np.median(values)),
-                             "lower": float(np.quantile(values, tail)),
-                             "upper": float(np.quantile(values, 1 - tail))})
+            keys = (list(generations) if name == "m" and self.kind == "norton-bass"
+                    else [""])
+            for key, values in zip(keys, columns.T, strict=True):
+                quantiles = np.quantile(values, levels)
+                rows.append({"metric": name, "period": "", "key": str(key),
+                             **dict(zip(names, map(float, quantiles), strict=True)),
+                             "unit": PARAMETER_UNITS[name],
+                             "parameter": f"{name}[{key}]" if key else name})
         return pd.DataFrame(rows)
 
     def forecast(

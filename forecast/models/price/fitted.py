@@ -14,6 +14,7 @@ import xarray as xr
 
 from forecast.core.calendar import quarters_from
 from forecast.core.errors import ForecastError
+from forecast.core.quantile_schema import level_columns
 from forecast.core.stats import simulate_ar1
 from forecast.economics.chips import cost_per_effective_pflop_hour
 from forecast.models.fitted import Fitted
@@ -61,21 +62,21 @@ class FittedPriceModel(Fitted):
         return dict(zip(table["provider_or_index"].astype(str),
                         table["company"].astype(str), strict=True))
 
-    def decay_table(self, interval: float = 0.9) -> pd.DataFrame:
-        """Posterior annual price change per vendor (median and interval), as fractions."""
-        decay = self.stacked("decay")
+    def decay_table(self, q: Sequence[float] = (0.05, 0.5, 0.95)) -> pd.DataFrame:
+        """Posterior annual price change per vendor, as fractions, in the quantile schema
+        (:mod:`forecast.core.quantile_schema`: metric ``annual_price_change``, an empty
+        period, the vendor as key, the levels ``q``, unit), then ``identified_by_data``
+        (False: no market prices of one chip at two ages, so the rate is a prior draw)."""
+        change = annual_change(self.stacked("decay"))
         vendors = [str(v) for v in self.posterior["vendor"].values]
-        lower, upper = (1 - interval) / 2, 1 - (1 - interval) / 2
-        change = annual_change(decay)
         identified = set(identified_market_vendors(self.data["observations"]))
-        return pd.DataFrame({
-            "vendor": vendors,
-            "annual_change_median": np.median(change, axis=0),
-            f"annual_change_p{lower * 100:g}": np.quantile(change, lower, axis=0),
-            f"annual_change_p{upper * 100:g}": np.quantile(change, upper, axis=0),
-            # False: no market prices of one chip at two ages, so the rate is a prior draw.
-            "identified_by_data": [v in identified for v in vendors],
-        })
+        table = pd.DataFrame({"metric": "annual_price_change", "period": "", "key": vendors})
+        for column, values in zip(level_columns(q), np.quantile(change, list(q), axis=0),
+                                  strict=True):
+            table[column] = values
+        table["unit"] = "fraction a year"
+        table["identified_by_data"] = [v in identified for v in vendors]
+        return table
 
     def predict_observations(self, frame: pd.DataFrame, draws: int = 1000,
                              seed: int = 0) -> np.ndarray:

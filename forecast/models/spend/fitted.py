@@ -21,6 +21,7 @@ from forecast.core.calendar import (
     quarters_from,
 )
 from forecast.core.errors import ForecastError
+from forecast.core.quantile_schema import level_columns
 from forecast.models.fitted import Fitted
 from forecast.models.spend.aws_paths import PATH_PARAMETERS, aws_silicon_paths
 from forecast.models.spend.data import RAMP_WIDTH, lift_layout
@@ -374,13 +375,18 @@ class FittedSpend(Fitted):
                         ) -> pd.DataFrame:
         """Quantiles of a reported series for its next ``quarters`` fiscal quarters.
 
-        One row per fiscal quarter: series, fiscal_period, calendar_quarter_end, quarter,
-        mean and ``q05`` ... ``q95`` (USD bn).
+        The quantile schema (:mod:`forecast.core.quantile_schema`): metric (the series),
+        period (its fiscal period), key (empty), ``q5`` ... ``q95``, unit (USD bn per fiscal
+        quarter); then the calendar quarter it ends in and the mean.
         """
         periods, paths = self.series_paths(name, quarters, draws, seed)
-        table = periods.copy()
-        table.insert(0, "series", name)
+        table = pd.DataFrame({"metric": name, "period": periods["fiscal_period"].astype(str),
+                              "key": ""})
+        for column, values in zip(level_columns(quantiles),
+                                  np.quantile(paths, quantiles, axis=0), strict=True):
+            table[column] = values
+        table["unit"] = "USD billions per fiscal quarter"
+        table["calendar_quarter_end"] = periods["calendar_quarter_end"].to_numpy()
+        table["quarter"] = periods["quarter"].to_numpy()
         table["mean"] = paths.mean(axis=0)
-        for q, values in zip(quantiles, np.quantile(paths, quantiles, axis=0), strict=True):
-            table[f"q{round(q * 100):02d}"] = values
         return table

@@ -69,7 +69,7 @@ def scenario_text(name: str) -> str:
     lines = [f"scenario {scenario.name}: {scenario.description}",
              f"horizon {scenario.horizon}, draws {scenario.draws}, seed {scenario.seed}", ""]
     for row in scenario.to_table().itertuples(index=False):
-        lines.append(f"{row.input}: {row.dist}({row.params}) [{row.unit}]  "
+        lines.append(f"{row.metric}: {row.dist}({row.params}) [{row.unit}]  "
                      f"median [P10, P90] = {row.summary}")
         lines.append(f"    rationale: {row.rationale}")
     settings = scenario.settings_table()

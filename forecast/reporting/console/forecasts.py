@@ -41,13 +41,13 @@ def headline_text(result: Forecast) -> str:
         :data:`~forecast.core.presentation.HEADLINE_VENDORS`).
     """
     table = quantile_table(result, HEADLINE)
-    table = table[table["vendor"].isin(HEADLINE_VENDORS)]
+    table = table[table["key"].isin(HEADLINE_VENDORS)]
     lines = []
     for metric, group in table.groupby("metric", sort=False):
         unit = group["unit"].iloc[0]
         lines.append(f"{metric} ({unit}), calendar year: 10% / 50% / 90%")
         for row in group.itertuples(index=False):
-            label = f"{row.period} {row.vendor}".strip()
+            label = f"{row.period} {row.key}".strip()
             lines.append(f"  {label:<16} {_number(row.q10, unit):>8} "
                          f"{_number(row.q50, unit):>8} {_number(row.q90, unit):>8}")
     return "\n".join(lines)
@@ -64,9 +64,9 @@ def theses_text(result: Forecast) -> str:
         note = getattr(row, "note", None)
         if isinstance(note, str):
             lines.append(f"      not evaluated: {note}")
-        elif row.metric_p50 == row.metric_p50:
+        elif row.metric_q50 == row.metric_q50:
             unit = getattr(row, "unit", None) or ""
-            values = " / ".join(format_number(getattr(row, f"metric_p{q}"), unit, missing="nan")
+            values = " / ".join(format_number(getattr(row, f"metric_q{q}"), unit, missing="nan")
                                 for q in (10, 50, 90))
             lines.append(f"      value 10% / 50% / 90%: {values}"
                          + (f" ({unit})" if unit else ""))
@@ -111,7 +111,7 @@ def comparison_text(results: Sequence[Forecast]) -> str:
     tables = [quantile_table(r, HEADLINE, years=[str(r.meta["horizon"])]).assign(
         scenario=r.scenario) for r in results]
     medians = pd.concat(tables).pivot_table(
-        index=["metric", "period", "vendor"], columns="scenario", values="q50",
+        index=["metric", "period", "key"], columns="scenario", values="q50",
         sort=False)[names]
     return "\n".join([
         f"median in {results[0].meta['horizon']} by scenario",

@@ -97,8 +97,10 @@ def diffusion_text(file: str | Path, *, model: str = "bass", fmt: str = "table",
     report = diffusion_report(fit_units_csv(file, kind=model))
     if fmt == "json":
         return json.dumps(report, indent=2)
+    from forecast.core.quantile_schema import quantile_columns
+
     table = pd.DataFrame(report["parameters"])
-    for column in ("median", "lower", "upper"):
+    for column in quantile_columns(table):
         table[column] = table[column].map(lambda value: format_number(value, missing="nan"))
     status = "converged" if report["converged"] else "NOT CONVERGED: do not rely on it"
     return "\n".join([

@@ -55,8 +55,8 @@ def headline(b: ReportBuilder, result: Forecast) -> None:
     table = quantile_table(result, [m for m in HEADLINE if m in result.data])
     rows = []
     for row in table.itertuples(index=False):
-        key = MetricKey(row.metric, row.period, row.vendor or None).row_name
-        rows.append([row.metric, row.period, row.vendor, row.unit,
+        key = MetricKey(row.metric, row.period, row.key or None).row_name
+        rows.append([row.metric, row.period, row.key, row.unit,
                      b.number(f"q10:{key}", row.q10, row.unit),
                      b.number(f"q50:{key}", row.q50, row.unit),
                      b.number(f"q90:{key}", row.q90, row.unit)])
@@ -121,9 +121,9 @@ def theses(b: ReportBuilder, result: Forecast, results: Sequence[Forecast]) -> N
                      b.number(f"{key}:probability", row["probability"], PROBABILITY),
                      b.number(f"{key}:mcse", row["mcse"], PROBABILITY),
                      f"{row['comparator']} {row['threshold']:g}",
-                     b.number(f"{key}:metric_p10", row["metric_p10"]),
-                     b.number(f"{key}:metric_p50", row["metric_p50"]),
-                     b.number(f"{key}:metric_p90", row["metric_p90"]),
+                     b.number(f"{key}:metric_q10", row["metric_q10"]),
+                     b.number(f"{key}:metric_q50", row["metric_q50"]),
+                     b.number(f"{key}:metric_q90", row["metric_q90"]),
                      reached])
     b.table(["thesis", "statement", "P", "MC s.e.", "holds if", "metric P10", "P50", "P90",
              "when reached"], rows, f"Thesis probabilities ({result.scenario})")
@@ -145,11 +145,11 @@ def comparison(b: ReportBuilder, results: Sequence[Forecast]) -> None:
     first = tables[names[0]]
     rows = []
     for row in first.itertuples(index=False):
-        key = MetricKey(row.metric, row.period, row.vendor or None).row_name
-        cells: list[Cell | str] = [row.metric, row.period, row.vendor, row.unit]
+        key = MetricKey(row.metric, row.period, row.key or None).row_name
+        cells: list[Cell | str] = [row.metric, row.period, row.key, row.unit]
         for name in names:
             other = tables[name]
-            match = other[(other["metric"] == row.metric) & (other["vendor"] == row.vendor)]
+            match = other[(other["metric"] == row.metric) & (other["key"] == row.key)]
             value = float(match["q50"].iloc[0]) if len(match) else float("nan")
             cells.append(b.number(f"compare:{name}:q50:{key}", value, row.unit))
         rows.append(cells)
@@ -181,7 +181,7 @@ def assumptions(b: ReportBuilder, scenario: Any) -> None:
     for row in scenario.to_table().itertuples(index=False):
         rationale = row.rationale or ""
         cites = ", ".join(dict.fromkeys(_CITATION.findall(rationale))) or "assumption / text"
-        rows.append([row.input, f"{row.dist}({row.params})", row.unit or "", row.summary,
+        rows.append([row.metric, f"{row.dist}({row.params})", row.unit or "", row.summary,
                      rationale, cites])
     b.table(["input", "distribution", "unit", "median [P10, P90]", "rationale", "cites"],
             rows, "Inputs")

@@ -152,8 +152,8 @@ def _bear_tail(b: ReportBuilder, scenario: Any, spec: OutputSpec, inputs: pd.Dat
         rows.append([str(row.rank), row.input, spec_in.unit or "",
                      spec_in.format_value(row.overall_median),
                      spec_in.format_value(row.tail_median),
-                     f"{spec_in.format_value(row.tail_p10)} to "
-                     f"{spec_in.format_value(row.tail_p90)}",
+                     f"{spec_in.format_value(row.tail_q10)} to "
+                     f"{spec_in.format_value(row.tail_q90)}",
                      b.number(f"tail:{row.input}:mean_percentile", row.mean_percentile),
                      b.number(f"tail:{row.input}:ks", row.ks)])
     b.table(["rank", "input", "unit", "median (all)", "median (tail)", "10-90% (tail)",

@@ -246,7 +246,7 @@ def tail_attribution(inputs: pd.DataFrame, output: np.ndarray, tail: str = "bott
     Returns
     -------
     pandas.DataFrame
-        ``input, overall_median, tail_median, tail_p10, tail_p90, mean_percentile, shift,
+        ``input, overall_median, tail_median, tail_q10, tail_q90, mean_percentile, shift,
         ks, rank``: ``mean_percentile`` is the average percentile, within the input's own
         distribution over all draws, of its values in the tail (50 = the tail is not tilted
         towards either end of the input; 80 = the tail draws sit mostly in the input's upper
@@ -277,8 +277,8 @@ def tail_attribution(inputs: pd.DataFrame, output: np.ndarray, tail: str = "bott
             "input": name,
             "overall_median": float(np.median(x)),
             "tail_median": float(np.median(inside)),
-            "tail_p10": float(np.quantile(inside, 0.1)),
-            "tail_p90": float(np.quantile(inside, 0.9)),
+            "tail_q10": float(np.quantile(inside, 0.1)),
+            "tail_q90": float(np.quantile(inside, 0.9)),
             "mean_percentile": mean_percentile,
             "shift": mean_percentile - 50.0,
             "ks": ks,

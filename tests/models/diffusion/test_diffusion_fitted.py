@@ -14,6 +14,7 @@ import xarray as xr
 from diffusion_fits import handmade_fit
 
 from forecast.core.errors import FitError, ForecastError
+from forecast.core.quantile_schema import check_schema
 from forecast.models.diffusion import (
     FittedDiffusion,
     bass_adoptions,
@@ -117,13 +118,16 @@ def test_parameters_are_quantiles_of_the_draws():
     fitted.posterior["p"] = (("chain", "draw"), np.linspace(0.01, 0.03, 100).reshape(2, 50))
     table = fitted.parameters(0.9).set_index("parameter")
     assert list(table.index) == ["p", "q", "m[a]", "m[b]"]
-    assert table.loc["p"].to_dict() == pytest.approx(
-        {"median": 0.02, "lower": 0.011, "upper": 0.029})
-    assert table.loc["m[b]"].to_dict() == pytest.approx(
-        {"median": 1e6, "lower": 1e6, "upper": 1e6})
+    levels = ["q5", "q50", "q95"]
+    assert table.loc["p", levels].to_dict() == pytest.approx(
+        {"q50": 0.02, "q5": 0.011, "q95": 0.029})
+    assert table.loc["m[b]", levels].to_dict() == pytest.approx(
+        {"q50": 1e6, "q5": 1e6, "q95": 1e6})
+    assert table.loc["m[b]", "key"] == "b" and table.loc["m[b]", "metric"] == "m"
+    check_schema(fitted.parameters(0.9))
     gbass = handmade_fit("gbass").parameters().set_index("parameter")
     assert list(gbass.index) == ["p", "q", "m", "beta"]
-    assert gbass.loc["beta", "median"] == 1.0
+    assert gbass.loc["beta", "q50"] == 1.0
     with pytest.raises(ForecastError, match="interval"):
         fitted.parameters(1.5)
 
