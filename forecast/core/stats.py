@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from forecast.core.errors import ForecastError
 from forecast.core.special import ndtri
 
 
@@ -20,7 +21,7 @@ def lognormal_sigma_from_band(lower: Any, upper: Any, coverage: float) -> Any:
     ``coverage = 0.8`` (z = 1.2816). Works elementwise on arrays.
     """
     if not 0.0 < coverage < 1.0:
-        raise ValueError(f"coverage must be in (0, 1), got {coverage}")
+        raise ForecastError(f"coverage must be in (0, 1), got {coverage}")
     z = float(ndtri(0.5 + coverage / 2.0))
     return (np.log(upper) - np.log(lower)) / (2.0 * z)
 

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from forecast.core.errors import ForecastError
+
 #: Quantile levels scored by the backtest (the 1%, 5%, 33%, 50%, 67%, 90%, 99% central
 #: intervals and the median).
 DEFAULT_QUANTILES: tuple[float, ...] = (
@@ -30,7 +32,7 @@ DEFAULT_QUANTILES: tuple[float, ...] = (
 def _prepare(samples: np.ndarray, y: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(samples, dtype=float)
     if x.ndim == 0 or x.shape[0] < 1:
-        raise ValueError("samples need a first (draw) axis with at least one draw")
+        raise ForecastError("samples need a first (draw) axis with at least one draw")
     obs = np.broadcast_to(np.asarray(y, dtype=float), x.shape[1:])
     return x, obs
 
@@ -74,7 +76,7 @@ def pinball_loss(
     x, obs = _prepare(samples, y)
     levels = np.asarray(quantiles, dtype=float)
     if np.any((levels <= 0) | (levels >= 1)):
-        raise ValueError("quantile levels must be in (0, 1)")
+        raise ForecastError("quantile levels must be in (0, 1)")
     q = np.quantile(x, levels, axis=0)
     tau = levels.reshape((-1,) + (1,) * (q.ndim - 1))
     diff = obs - q
@@ -84,7 +86,7 @@ def pinball_loss(
 def central_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper bounds of the central ``level`` interval of the samples."""
     if not 0 < level < 1:
-        raise ValueError("level must be in (0, 1)")
+        raise ForecastError("level must be in (0, 1)")
     x = np.asarray(samples, dtype=float)
     alpha = 1.0 - level
     lower, upper = np.quantile(x, [alpha / 2, 1 - alpha / 2], axis=0)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from forecast.core.errors import ForecastError
 from forecast.core.stats import lognormal_sigma_from_band, simulate_ar1
 
 
@@ -18,7 +19,7 @@ def test_band_to_sigma_recovers_a_lognormal(coverage: float) -> None:
 
 
 def test_band_to_sigma_rejects_a_bad_coverage() -> None:
-    with pytest.raises(ValueError, match="coverage"):
+    with pytest.raises(ForecastError, match="coverage"):
         lognormal_sigma_from_band(1.0, 2.0, 1.0)
 
 

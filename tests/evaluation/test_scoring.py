@@ -10,6 +10,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.stats import kstest, norm
 
+from forecast.core.errors import ForecastError
 from forecast.evaluation.scoring import (
     DEFAULT_QUANTILES,
     central_interval,
@@ -62,7 +63,7 @@ def test_pinball_hand_made() -> None:
 
 
 def test_pinball_rejects_bad_levels() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ForecastError):
         pinball_loss(np.arange(5.0), 1.0, quantiles=(0.0, 0.5))
 
 
