@@ -1,15 +1,18 @@
 """Bayesian forecasts of the AI-accelerator market: prices, spend, shares, AWS revenue.
 
 The public API for notebooks (``examples/quickstart.ipynb``): :func:`run_scenario` is the one
-call, a scenario forecast from your own latest fit or else the published one. Importing this
+call, a scenario forecast from your own latest fit or else the published one. Each model
+(``PriceModel``, ``SpendModel``, ``DiffusionModel``) fits to its fitted class
+(``FittedPrice``, ``FittedSpend``, ``FittedDiffusion``). Importing this
 package never imports PyMC: fitting does, and only when called. The models are described in
 ``docs/models/``.
 """
 
 from forecast.core.errors import DataValidationError, FitError, ForecastError, ScenarioError
 from forecast.data.dataset import Dataset, load_dataset, validate_data_dir
-from forecast.models.diffusion import DiffusionModel
-from forecast.models.price import PriceModel
+from forecast.models.diffusion import DiffusionModel, FittedDiffusion
+from forecast.models.price import FittedPrice, PriceModel
+from forecast.models.spend.fitted import FittedSpend
 from forecast.models.spend.model import SpendModel
 from forecast.pipeline.fitting import fit_all, load_or_fit
 from forecast.pipeline.results import Forecast
@@ -24,6 +27,9 @@ __all__ = [
     "DiffusionModel",
     "FitBundle",
     "FitError",
+    "FittedDiffusion",
+    "FittedPrice",
+    "FittedSpend",
     "Forecast",
     "ForecastError",
     "PriceModel",

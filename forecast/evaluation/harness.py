@@ -10,7 +10,7 @@ cell
     vendor, an observed price row), ``horizon`` is an integer number of steps after the
     origin (quarters for every model here).
 forecaster
-    ``fit_forecast(origin) -> Forecast`` (or a plain mapping ``cell -> samples``): fit on the
+    ``fit_forecast(origin) -> OriginForecast`` (or a plain mapping ``cell -> samples``): fit on the
     data as of the origin and return samples ``(draws,)`` of every cell it can forecast. The
     Bayesian models and every baseline are forecasters.
 actuals
@@ -80,14 +80,14 @@ FRAME_COLUMNS: tuple[str, ...] = ("forecaster", "key", "origin", "horizon", "act
 
 
 @dataclass(frozen=True)
-class Forecast:
+class OriginForecast:
     """What a forecaster returns for one origin: samples per cell, and optional fit info."""
 
     samples: Samples
     info: Mapping[str, Any] = field(default_factory=dict)
 
 
-FitForecast = Callable[[Any], Forecast | Samples]
+FitForecast = Callable[[Any], OriginForecast | Samples]
 Actuals = Callable[[Any], Mapping[Cell, float]]
 
 
@@ -164,7 +164,7 @@ def run_task(task: Task) -> TaskResult:
     start = time.perf_counter()
     try:
         output = task.fit_forecast(task.origin)
-        forecast = output if isinstance(output, Forecast) else Forecast(output)
+        forecast = output if isinstance(output, OriginForecast) else OriginForecast(output)
         cells, matrix = _stack(forecast.samples)
     except Exception as exc:  # noqa: BLE001 - one forecaster failing must not stop the rest
         if not task.catch:

@@ -169,7 +169,7 @@ class PriceModelForecast:
     draws: int
     seed: int
 
-    def __call__(self, origin: pd.Timestamp) -> harness.Forecast:
+    def __call__(self, origin: pd.Timestamp) -> harness.OriginForecast:
         """Fit on ``dataset.as_of(origin)`` and sample the later observations."""
         train = self.dataset.as_of(origin)
         fitted = PriceModel(sampler=self.sampler).fit_dataset(train)
@@ -184,7 +184,7 @@ class PriceModelForecast:
         rows = np.flatnonzero(known & history)
         samples = fitted.predict_observations(test.iloc[rows].reset_index(drop=True),
                                               draws=self.draws, seed=self.seed)
-        return harness.Forecast(_cells(test, origin, rows, samples),
+        return harness.OriginForecast(_cells(test, origin, rows, samples),
                                 {"n_known": int(known.sum()), **fitted.diagnostics()})
 
 
@@ -196,14 +196,14 @@ class RandomWalkForecast:
     draws: int
     seed: int
 
-    def __call__(self, origin: pd.Timestamp) -> harness.Forecast:
+    def __call__(self, origin: pd.Timestamp) -> harness.OriginForecast:
         """Sample every later observation with a price to continue before ``origin``."""
         test = later_prices(self.dataset, origin)
         samples, usable = random_walk_samples(self.dataset.as_of(origin).rental_prices, test,
                                               self.draws, self.seed,
                                               self.dataset.provider_classes)
         rows = np.flatnonzero(usable)
-        return harness.Forecast(_cells(test, origin, rows, samples[:, rows]))
+        return harness.OriginForecast(_cells(test, origin, rows, samples[:, rows]))
 
 
 @dataclass(frozen=True)

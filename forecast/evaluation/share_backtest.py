@@ -71,7 +71,7 @@ class ModelRatios:
     seed: int
     forecaster: Any
 
-    def __call__(self, cutoff: pd.Timestamp) -> harness.Forecast:
+    def __call__(self, cutoff: pd.Timestamp) -> harness.OriginForecast:
         cut = self.dataset.as_of(cutoff)
         series = (ANCHOR, *RIVAL_SERIES)
         # One more quarter than asked: a rival's fiscal calendar may end later than NVIDIA's.
@@ -86,7 +86,7 @@ class ModelRatios:
                 if quarter in by_quarter.get(name, {}) and quarter in by_quarter[ANCHOR]:
                     cells[(name, h)] = (np.log(by_quarter[name][quarter])
                                         - np.log(by_quarter[ANCHOR][quarter]))
-        return harness.Forecast(cells, dict(getattr(paths, "info", {})))
+        return harness.OriginForecast(cells, dict(getattr(paths, "info", {})))
 
 
 def _calendar(dataset: Any, series: str, count: int) -> list[str]:

@@ -142,13 +142,13 @@ class CutoffForecast:
     draws: int
     seed: int
 
-    def __call__(self, cutoff: pd.Timestamp) -> harness.Forecast:
+    def __call__(self, cutoff: pd.Timestamp) -> harness.OriginForecast:
         """Fit as of ``cutoff``; cells (series, h) for h = 1..horizon."""
         paths = self.forecaster(self.dataset.as_of(cutoff), self.series, self.horizon,
                                 self.draws, self.seed)
         cells = {(name, h): np.asarray(sample, dtype=float)[:, h - 1]
                  for name, sample in paths.items() for h in range(1, self.horizon + 1)}
-        return harness.Forecast(cells, dict(getattr(paths, "info", {})))
+        return harness.OriginForecast(cells, dict(getattr(paths, "info", {})))
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ QUANTILE_TABLES = {
     "forecast.pipeline.results.Forecast.compare",
     "forecast.pipeline.results.quantile_table",
     "forecast.models.diffusion.fitted.FittedDiffusion.parameters",
-    "forecast.models.price.fitted.FittedPriceModel.decay_table",
+    "forecast.models.price.fitted.FittedPrice.decay_table",
     "forecast.models.spend.fitted.FittedSpend.series_forecast",
     "forecast.scenarios.scenario.Scenario.to_table",
 }
@@ -105,12 +105,12 @@ def test_scenario_input_table_follows_the_schema():
 
 
 def test_shipped_model_tables_follow_the_schema():
-    from forecast.models.price import FittedPriceModel
+    from forecast.models.price import FittedPrice
     from forecast.models.spend.fitted import FittedSpend
     from forecast.store import shipped
 
     models = shipped.shipped_header()["scenarios"]["base"]["models"]
-    price = FittedPriceModel.load(shipped.shipped_dir() / models["price"])
+    price = FittedPrice.load(shipped.shipped_dir() / models["price"])
     spend = FittedSpend.load(shipped.shipped_dir() / models["spend"])
     decay = price.decay_table()
     check_schema(decay)

@@ -61,10 +61,10 @@ class ShiftedOracle:
     shift: float = 0.0
     draws: int = 20
 
-    def __call__(self, origin: int) -> harness.Forecast:
+    def __call__(self, origin: int) -> harness.OriginForecast:
         cells = {cell: np.full(self.draws, value + self.shift)
                  for cell, value in self.actuals(origin).items()}
-        return harness.Forecast(cells, {"origin_seen": origin})
+        return harness.OriginForecast(cells, {"origin_seen": origin})
 
 
 def test_an_oracle_scores_zero_and_pit_one_half() -> None:

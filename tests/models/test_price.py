@@ -11,7 +11,7 @@ from forecast.core.errors import FitError, ForecastError
 from forecast.core.stats import simulate_ar1
 from forecast.data.dataset import load_dataset
 from forecast.models.price import (
-    FittedPriceModel,
+    FittedPrice,
     PriceModel,
     annual_change,
     ar1_loading_matrix,
@@ -266,7 +266,7 @@ def test_forecast_rejects_bad_requests(small_fit):
 @pytest.mark.slow
 def test_save_load_round_trip(small_fit, tmp_path):
     small_fit.save(tmp_path / "fit")
-    loaded = FittedPriceModel.load(tmp_path / "fit")
+    loaded = FittedPrice.load(tmp_path / "fit")
     pd.testing.assert_frame_equal(loaded.summary(), small_fit.summary(), check_dtype=False)
     a = loaded.forecast(["2026Q2"], draws=50, seed=1)["price"].values
     b = small_fit.forecast(["2026Q2"], draws=50, seed=1)["price"].values
@@ -281,12 +281,12 @@ def test_loading_another_version_is_a_clear_error(small_fit, tmp_path):
     config.write_text(config.read_text().replace('"model_version": "5"',
                                                  '"model_version": "0"'))
     with pytest.raises(FitError, match="version 0"):
-        FittedPriceModel.load(directory)
+        FittedPrice.load(directory)
 
 
 def test_loading_a_missing_fit_is_a_clear_error(tmp_path):
     with pytest.raises(FitError, match="not a saved fit"):
-        FittedPriceModel.load(tmp_path)
+        FittedPrice.load(tmp_path)
 
 
 def test_frontier_growth_is_the_slope_of_the_log_frontier():

@@ -32,7 +32,7 @@ from forecast.models.price.data import (
     prepare_price_data,
     price_class,
 )
-from forecast.models.price.fitted import FittedPriceModel
+from forecast.models.price.fitted import FittedPrice
 from forecast.models.price.math import (
     NOISE_DOF,
     annual_change,
@@ -45,7 +45,7 @@ from forecast.models.price.model import PRICE_SAMPLER, PriceModel
 
 __all__ = [
     "DAYS_PER_YEAR", "DEFAULT_PRIORS", "LIST_TYPES", "NOISE_DOF", "PRICE_SAMPLER",
-    "QUOTED_TYPES", "REFERENCE_TYPE", "SUMMARY_VARS", "VENDORS", "FittedPriceModel",
+    "QUOTED_TYPES", "REFERENCE_TYPE", "SUMMARY_VARS", "VENDORS", "FittedPrice",
     "PriceData", "PriceModel", "SimulationTruth", "annual_change", "ar1_loading_matrix",
     "build_price_model", "collapse_held_prices", "frontier_log_tflops",
     "identified_market_vendors", "log_price_mean", "observation_frame", "offset_types",

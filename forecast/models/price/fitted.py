@@ -42,7 +42,7 @@ from forecast.models.price.steps import (
 )
 
 
-class FittedPriceModel(Fitted):
+class FittedPrice(Fitted):
     """A fitted price-erosion model: posterior, data, diagnostics, forecasts."""
 
     model_name: ClassVar[str] = "price"

@@ -9,7 +9,7 @@ import pandas as pd
 from forecast.core.errors import ForecastError
 from forecast.models.price.builder import DEFAULT_PRIORS, SUMMARY_VARS, build_price_model
 from forecast.models.price.data import PriceData, prepare_price_data
-from forecast.models.price.fitted import FittedPriceModel
+from forecast.models.price.fitted import FittedPrice
 from forecast.models.protocol import BayesianModel
 
 #: nutpie on the shipped data. Version 4's provider and series spreads traded against each
@@ -39,7 +39,7 @@ class PriceModel(BayesianModel):
     """
 
     name: ClassVar[str] = "price"
-    fitted_class = FittedPriceModel
+    fitted_class = FittedPrice
     default_priors = DEFAULT_PRIORS
     default_sampler = PRICE_SAMPLER
     summary_vars = tuple(SUMMARY_VARS)

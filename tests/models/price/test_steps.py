@@ -137,11 +137,11 @@ def test_the_step_process_recovers_hazard_and_move_size():
 
 @pytest.fixture(scope="module")
 def shipped_price():
-    from forecast.models.price import FittedPriceModel
+    from forecast.models.price import FittedPrice
     from forecast.store import shipped
 
     key = shipped.shipped_header()["scenarios"]["base"]["models"]["price"]
-    return FittedPriceModel.load(shipped.shipped_dir() / key)
+    return FittedPrice.load(shipped.shipped_dir() / key)
 
 
 def test_one_quarter_after_a_list_cut_the_forecast_holds_the_cut_price(shipped_price):
