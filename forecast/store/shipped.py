@@ -213,6 +213,10 @@ def _write_model(fitted: Any, target: Path, keep: int) -> dict[str, Any]:
     return shipped
 
 
+#: The published backtests' directory inside the shipped fit's (not checksummed with it).
+BACKTESTS = "backtests"
+
+
 def write_shipped(bundle: Any, target: Path | None = None, keep: int = KEEP_SAMPLES) -> Path:
     """Reduce a stored, published fit into the shipped fit's directory, replacing it.
 
@@ -222,7 +226,8 @@ def write_shipped(bundle: Any, target: Path | None = None, keep: int = KEEP_SAMP
         A :class:`~forecast.store.bundles.FitBundle` loaded from a store (keyed by model
         key), fitted at the models' default samplers.
     target
-        Where to write (default ``published/``); written beside it first, then renamed.
+        Where to write (default ``published/``); written beside it first, then renamed. Its
+        ``backtests/`` are kept.
     keep
         Posterior draws kept per model.
 
@@ -247,6 +252,10 @@ def write_shipped(bundle: Any, target: Path | None = None, keep: int = KEEP_SAMP
                   "kept": kept, "regenerate": REGENERATE,
                   integrity.CHECKSUMS: integrity.tree_checksums(staging)}
         (staging / integrity.HEADER_FILE).write_bytes(integrity.encode_header(header))
+        # The published backtests stay: each records its models' versions and data hash, so
+        # a test finds those this fit outdates, and the others need no rerun.
+        if (target / BACKTESTS).is_dir():
+            shutil.copytree(target / BACKTESTS, staging / BACKTESTS)
         old = target.with_name(f".{target.name}-old")
         shutil.rmtree(old, ignore_errors=True)
         if target.exists():

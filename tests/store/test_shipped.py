@@ -73,6 +73,19 @@ def test_a_round_trip_through_the_shipped_format_moves_no_draw_beyond_its_share(
     np.testing.assert_array_equal(loaded["precise"], original["precise"])
 
 
+def test_regenerating_the_shipped_fit_keeps_the_published_backtests(tmp_path):
+    from types import SimpleNamespace
+
+    target = tmp_path / "published"
+    (target / "backtests").mkdir(parents=True)
+    (target / "backtests" / "spend.json").write_text('{"n": 1}')
+    (target / "price-old").mkdir()
+    shipped.write_shipped(SimpleNamespace(fit_id="f", models={}, meta={}), target)
+    assert (target / "backtests" / "spend.json").read_text() == '{"n": 1}'
+    assert not (target / "price-old").exists()
+    assert integrity.read_checked_header(target)["fit_id"] == "f"
+
+
 def test_thin_indices_spread_over_the_chain() -> None:
     kept = shipped.thin_indices(2000, 500)
     assert len(kept) == 500 and kept[0] == 0 and kept[-1] == 1999

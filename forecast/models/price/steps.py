@@ -96,14 +96,21 @@ def held_prices(history: pd.DataFrame, companies: dict[str, str], dates: pd.Date
     ``history`` holds one chip and pricing type (:func:`list_history` rows).
     """
     company = history["provider_or_index"].map(lambda name: companies.get(name, name))
-    result = np.full(len(dates), np.nan)
-    for k, date in enumerate(dates):
-        seen = history[history["date"] <= date].assign(company=company)
-        if seen.empty:
-            continue
-        latest = seen.sort_values("date").groupby("company")["usd_per_chip_hour"].last()
-        result[k] = float(np.exp(np.log(latest.to_numpy(float)).mean()))
-    return result
+    when = np.asarray(dates, dtype="datetime64[ns]")
+    logs = []
+    for _, listing in history.assign(company=company).sort_values(
+            "date", kind="stable").groupby("company", sort=False):
+        seen = np.searchsorted(listing["date"].to_numpy(dtype="datetime64[ns]"), when,
+                               side="right")
+        prices = np.log(listing["usd_per_chip_hour"].to_numpy(float))
+        logs.append(np.where(seen > 0, prices[np.maximum(seen - 1, 0)], np.nan))
+    if not logs:
+        return np.full(len(when), np.nan)
+    stacked = np.vstack(logs)
+    listed = np.isfinite(stacked).sum(axis=0)
+    total = np.where(np.isfinite(stacked), stacked, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(listed > 0, np.exp(total / np.maximum(listed, 1)), np.nan)
 
 
 def step_paths(history: pd.DataFrame, companies: dict[str, str], dates: pd.DatetimeIndex,
