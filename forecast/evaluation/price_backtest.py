@@ -459,31 +459,6 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     return scored, _summary_table(scored, dataset)
 
 
-def missed_observations(tidy: pd.DataFrame, dataset: Dataset, model: str = BAYES
-                        ) -> pd.DataFrame:
-    """The scored observations outside ``model``'s 80% interval, with what they were.
-
-    ``tidy`` is :func:`backtest_price_cli`'s scored frame; returns one row per miss: origin,
-    horizon, the observation's date, chip, provider and pricing type, the price, the
-    forecast median and the PIT, sorted by chip, provider and date.
-    """
-    mine = tidy[(tidy["forecaster"] == model) & ~tidy["in_80"].astype(bool)]
-    rows = []
-    for origin, group in mine.groupby("origin", sort=True):
-        test = later_prices(dataset, pd.Timestamp(origin)).reset_index(drop=True)
-        rows.append(test.iloc[group["key"].astype(int)].reset_index(drop=True).assign(
-            origin=harness.origin_label(origin), horizon=group["horizon"].to_numpy(),
-            median=group["median"].to_numpy(), pit=group["pit"].to_numpy()))
-    columns = ["origin", "horizon", "date", "chip", "provider_or_index", "pricing_type",
-               "usd_per_chip_hour", "median", "pit"]
-    if not rows:
-        return pd.DataFrame(columns=columns)
-    misses = pd.concat(rows, ignore_index=True)[columns]
-    misses["date"] = pd.to_datetime(misses["date"]).dt.date
-    return misses.sort_values(["chip", "provider_or_index", "date", "origin"],
-                              ignore_index=True)
-
-
 def main(argv: list[str] | None = None) -> None:
     """``python -m forecast.evaluation.price_backtest [--origins 6] [--horizon 4]
     [--draws 1000] [--json] [--misses]``: the rolling backtest's summary table (or the
@@ -502,6 +477,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--misses", action="store_true",
                         help="also list the observations outside the model's 80%% interval")
     args = parser.parse_args(argv)
+    from forecast.evaluation.price_misses import missed_observations
+
     dataset = load_dataset()
     tidy, summary = backtest_price_cli(dataset, origins=args.origins,
                                        horizon=args.horizon, draws=args.draws)

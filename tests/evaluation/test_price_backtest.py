@@ -19,12 +19,12 @@ from forecast.evaluation.price_backtest import (
     backtest_price_cli,
     has_history,
     later_prices,
-    missed_observations,
     price_horizons,
     price_origins,
     random_walk_samples,
     stack_results,
 )
+from forecast.evaluation.price_misses import missed_observations
 from forecast.evaluation.scoring import crps_samples
 
 #: Provider classes of the hand-made series (providers.csv classes them in the data).

@@ -277,8 +277,8 @@ def test_save_load_round_trip(small_fit, tmp_path):
 def test_loading_another_version_is_a_clear_error(small_fit, tmp_path):
     directory = small_fit.save(tmp_path / "fit")
     config = directory / "config.json"
-    assert '"model_version": "5"' in config.read_text()
-    config.write_text(config.read_text().replace('"model_version": "5"',
+    assert '"model_version": "6"' in config.read_text()
+    config.write_text(config.read_text().replace('"model_version": "6"',
                                                  '"model_version": "0"'))
     with pytest.raises(FitError, match="version 0"):
         FittedPrice.load(directory)

@@ -393,7 +393,7 @@ def test_report_numbers_equal_the_python_api(built, shipped_store):
     table = quantile_table(api, HEADLINE)
     assert len(table) > 20
     for row in table.itertuples(index=False):
-        key = f"{row.metric}:{row.period}" + (f":{row.vendor}" if row.vendor else "")
+        key = f"{row.metric}:{row.period}" + (f":{row.key}" if row.key else "")
         for level in ("q10", "q50", "q90"):
             check(f"{level}:{key}", getattr(row, level), row.unit)
     theses = api.theses()

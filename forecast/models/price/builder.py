@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
 
 from forecast.models.price.data import LIST_PROVIDER_CLASS, LIST_TYPES, PriceData
 from forecast.models.price.math import NOISE_DOF, ar1_loading_matrix, log_price_mean
@@ -229,7 +229,8 @@ def _list_steps(data: PriceData, priors: Mapping[str, Any]) -> None:
     counts = np.arange(1, MAX_MOVES + 1)
     rate = hazard * years[moved][:, None]
     # Poisson(n; rate) for n = 1..MAX_MOVES, normalised over those counts.
-    log_odds = counts * pt.log(rate) - gammaln(counts + 1.0)
+    log_factorial = np.array([math.lgamma(n + 1.0) for n in counts])
+    log_odds = counts * pt.log(rate) - log_factorial
     weights = softmax(log_odds, axis=1)
     components = pm.Normal.dist(mu=counts * size, sigma=np.sqrt(counts) * size_sd)
     pm.Mixture("list_move", w=weights, comp_dists=components,
