@@ -18,7 +18,6 @@ import pandas as pd
 from forecast.core.errors import ForecastError
 
 KEY_COLUMNS = ("metric", "period", "key")
-DEFAULT_LEVELS = (0.1, 0.5, 0.9)
 _LEVEL = re.compile(r"^q\d+(\.\d+)?$")
 
 

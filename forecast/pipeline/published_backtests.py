@@ -60,10 +60,10 @@ def publish_backtests(names: Sequence[str] = tuple(RUNS), target: Path | None = 
     """Run the backtests ``names`` and write them under ``target`` (default the shipped
     fit's ``backtests/``); returns the files written."""
     from forecast.data.dataset import DEFAULT_DATA_DIR, load_dataset
-    from forecast.store.shipped import SHIPPED_DIR
+    from forecast.store.shipped import BACKTESTS, SHIPPED_DIR
 
     dataset = load_dataset(DEFAULT_DATA_DIR)
-    directory = Path(target) if target is not None else SHIPPED_DIR / "backtests"
+    directory = Path(target) if target is not None else SHIPPED_DIR / BACKTESTS
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     with shared_fits():

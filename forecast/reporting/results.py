@@ -25,6 +25,7 @@ import pandas as pd
 from forecast.core.presentation import format_number
 from forecast.pipeline.results import Forecast
 from forecast.reporting.cards import card_blocks, write_cards
+from forecast.store.shipped import BACKTESTS
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS_FILE = ROOT / "docs" / "results.md"
@@ -166,7 +167,7 @@ def diagnostics_table(header: dict[str, Any]) -> str:
 def backtest_texts(directory: Path | None) -> dict[str, str]:
     """Each backtest stored beside the shipped fit (``backtests/<name>.json``, the JSON of
     ``python cli.py backtest NAME --format json`` at the default sampler) as a table."""
-    files = sorted((directory / "backtests").glob("*.json")) if directory else []
+    files = sorted((directory / BACKTESTS).glob("*.json")) if directory else []
     texts = {}
     for path in files:
         report = json.loads(path.read_text())

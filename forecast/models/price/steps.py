@@ -109,8 +109,7 @@ def held_prices(history: pd.DataFrame, companies: dict[str, str], dates: pd.Date
     stacked = np.vstack(logs)
     listed = np.isfinite(stacked).sum(axis=0)
     total = np.where(np.isfinite(stacked), stacked, 0.0).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(listed > 0, np.exp(total / np.maximum(listed, 1)), np.nan)
+    return np.where(listed > 0, np.exp(total / np.maximum(listed, 1)), np.nan)
 
 
 def step_paths(history: pd.DataFrame, companies: dict[str, str], dates: pd.DatetimeIndex,

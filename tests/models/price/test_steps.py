@@ -70,9 +70,12 @@ def test_step_change_matches_compound_poisson_moments():
         assert held == pytest.approx(np.exp(-0.8 * years), abs=0.005)
         assert change[:, column].mean() == pytest.approx(0.8 * years * -0.3, abs=0.005)
         assert change[:, column].var() == pytest.approx(0.8 * years * (0.09 + 0.04), rel=0.03)
-    # A path moves only forward in time: the second interval adds to the first.
-    assert np.all((change[:, 0] == 0) | (change[:, 1] != 0) | (change[:, 0] == change[:, 1])
-                  | np.isclose(change[:, 1] - change[:, 0], 0))
+    # The second interval's moves add to the first's: its increment holds with probability
+    # exp(-h x 1 year), whatever the first interval did.
+    increment = change[:, 1] - change[:, 0]
+    assert np.mean(increment == 0.0) == pytest.approx(np.exp(-0.8), abs=0.005)
+    moved_first = change[:, 0] != 0.0
+    assert np.mean(increment[moved_first] == 0.0) == pytest.approx(np.exp(-0.8), abs=0.01)
     none = step_log_change(np.zeros(5), mu[:5], sd[:5], np.array([10.0]), rng)
     assert np.all(none == 0.0)
 
