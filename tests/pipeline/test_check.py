@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import cli
 from forecast.data.dataset import load_dataset
 from forecast.models.price import prepare_price_data
 from forecast.models.price.steps import list_intervals
@@ -36,6 +37,18 @@ def test_price_check_covers_every_observation(shipped_store: Path) -> None:
 
 
 @pytest.mark.slow
+def test_check_command_prints_coverage_and_pareto_k_in_process(shipped_store: Path,
+                                                              capsys) -> None:
+    code = cli.main(["check", "price", "--scenario", "base", "--artifacts",
+                     str(shipped_store)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "coverage_50" in out and "coverage_90" in out
+    assert "PSIS-LOO" in out and "Pareto k" in out
+
+
+# Validation tier: the spend model's pointwise log likelihood compiles for most of a minute.
+@pytest.mark.validation
 def test_check_command_prints_coverage_and_pareto_k(shipped_store: Path) -> None:
     done = subprocess.run(
         [sys.executable, "cli.py", "check", "spend", "--scenario", "base",
