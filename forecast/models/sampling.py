@@ -90,6 +90,10 @@ def quiet_rewrites() -> Iterator[None]:
             # function is unaffected (seen in Dask worker processes).
             warnings.filterwarnings("ignore", "Detected reference count inconsistency",
                                     UserWarning)
+            # numba's note that nutpie's compiled gradient calls np.dot on non-contiguous
+            # arrays (seen only when numba's cache is cold): a speed hint about the library's
+            # code, not a fault in the model, and nothing a user can act on.
+            warnings.filterwarnings("ignore", r"np\.dot\(\) is faster on contiguous arrays")
             yield
     finally:
         logger.setLevel(level)

@@ -26,8 +26,8 @@ from forecast.models.price import (
     price_class,
     vintage_gap,
 )
-
-SMALL = {"draws": 800, "tune": 800, "chains": 2, "random_seed": 7, "nuts_sampler": "nutpie"}
+from forecast.pipeline.fitting import find_fit
+from forecast.scenarios import load_scenario
 
 
 @pytest.fixture(scope="module")
@@ -178,30 +178,30 @@ def test_ols_cross_check_uses_the_same_fixed_effects(dataset):
 
 
 @pytest.fixture(scope="module")
-def small_fit(dataset):
-    return PriceModel().fit_dataset(dataset, **SMALL)
+def shipped_price(shipped_store):
+    """The shipped fit's price model: these tests check what a fit reports and forecasts,
+    not MCMC (the price model's fits are in the validation tier's recovery and gate)."""
+    return find_fit(load_scenario("base"), shipped_store).models["price"]
 
 
-@pytest.mark.slow
-def test_fit_reports_diagnostics(small_fit):
-    summary = small_fit.summary()
+def test_fit_reports_diagnostics(shipped_price):
+    summary = shipped_price.summary()
     assert {"parameter", "r_hat", "ess_bulk", "ess_tail"} <= set(summary.columns)
     assert "divergences" in summary.attrs
-    assert small_fit.diagnostics()["max_r_hat"] < 1.1
-    assert set(small_fit.decay_table()["key"]) == {"nvidia", "amd", "google", "aws",
+    assert shipped_price.diagnostics()["max_r_hat"] < 1.1
+    assert set(shipped_price.decay_table()["key"]) == {"nvidia", "amd", "google", "aws",
                                                       "other_custom", "other"}
     # The gate covers the cycle state forecasts start from and every provider effect.
-    last = f"cycle@{small_fit.meta['quarters'][-1]}"
+    last = f"cycle@{shipped_price.meta['quarters'][-1]}"
     assert last in set(summary["parameter"])
     assert summary["parameter"].str.startswith("provider_effect[").sum() == len(
-        small_fit.posterior["provider"])
-    assert (small_fit.stacked("vintage") <= 0).all()
+        shipped_price.posterior["provider"])
+    assert (shipped_price.stacked("vintage") <= 0).all()
 
 
-@pytest.mark.slow
-def test_forecast_paths(small_fit):
+def test_forecast_paths(shipped_price):
     quarters = pd.period_range("2025Q1", "2027Q4", freq="Q")
-    paths = small_fit.forecast(quarters, chips=["H100 SXM5 80GB", "Trainium3"], draws=200,
+    paths = shipped_price.forecast(quarters, chips=["H100 SXM5 80GB", "Trainium3"], draws=200,
                                seed=3, launch_prices={"Trainium3": np.full(200, 4.0)},
                                utilisation={"nvidia": 0.4, "aws": 0.3})
     price = paths["price"]
@@ -215,67 +215,62 @@ def test_forecast_paths(small_fit):
     assert (h100 > 0).all()
     cost = paths["cost_per_pflop_hour"].sel(chip="H100 SXM5 80GB")
     np.testing.assert_allclose(cost, h100 / (1.979 * 0.4))
-    again = small_fit.forecast(quarters, chips=["H100 SXM5 80GB"], draws=200, seed=3)
+    again = shipped_price.forecast(quarters, chips=["H100 SXM5 80GB"], draws=200, seed=3)
     np.testing.assert_array_equal(again["price"].values, price.sel(chip=["H100 SXM5 80GB"]))
 
 
-@pytest.mark.slow
-def test_a_faster_frontier_lowers_market_prices_only(small_fit):
+def test_a_faster_frontier_lowers_market_prices_only(shipped_price):
     quarters = ["2026Q4", "2027Q4"]
     kwargs = {"chips": ["A100 SXM4 80GB"], "draws": 300, "seed": 5}
-    base = small_fit.forecast(quarters, **kwargs)["price"].values[:, :, 0]
-    ahead = small_fit.forecast(quarters, frontier_tflops={"nvidia": [10_000.0, 20_000.0]},
+    base = shipped_price.forecast(quarters, **kwargs)["price"].values[:, :, 0]
+    ahead = shipped_price.forecast(quarters, frontier_tflops={"nvidia": [10_000.0, 20_000.0]},
                                **kwargs)["price"].values[:, :, 0]
     # The catalogue's frontier then is GB200/GB300 (2,500 TFLOPS): a roadmap 4x and 8x
     # ahead moves each path by exp(vintage * log 4) and exp(vintage * log 8), nothing else.
-    pick = small_fit.draw_index(300, np.random.default_rng(5))
-    vintage = small_fit.stacked("vintage", pick)
+    pick = shipped_price.draw_index(300, np.random.default_rng(5))
+    vintage = shipped_price.stacked("vintage", pick)
     np.testing.assert_allclose(np.log(ahead / base),
                                vintage[:, None] * np.log([4.0, 8.0])[None, :], atol=1e-9)
-    listed = small_fit.forecast(quarters, basis="list", **kwargs)["price"].values
-    listed_ahead = small_fit.forecast(quarters, basis="list",
+    listed = shipped_price.forecast(quarters, basis="list", **kwargs)["price"].values
+    listed_ahead = shipped_price.forecast(quarters, basis="list",
                                       frontier_tflops={"nvidia": 20_000.0},
                                       **kwargs)["price"].values
     np.testing.assert_allclose(listed, listed_ahead)
     with pytest.raises(ForecastError, match="frontier_tflops"):
-        small_fit.forecast(quarters, frontier_tflops={"nvidia": [0.0, 1.0]}, **kwargs)
+        shipped_price.forecast(quarters, frontier_tflops={"nvidia": [0.0, 1.0]}, **kwargs)
 
 
-@pytest.mark.slow
-def test_a_new_provider_draws_its_class_effect(small_fit):
+def test_a_new_provider_draws_its_class_effect(shipped_price):
     rows = pd.DataFrame({"date": pd.to_datetime(["2025-06-01"] * 2),
                          "chip": "H100 SXM5 80GB", "pricing_type": "on-demand",
                          "provider_or_index": ["Lambda Labs", "Oracle Cloud"]})
-    samples = small_fit.predict_observations(rows, draws=2000, seed=1)
+    samples = shipped_price.predict_observations(rows, draws=2000, seed=1)
     # A hyperscaler's list price sits well above a neocloud's market price.
     assert np.median(samples[:, 1]) > 2 * np.median(samples[:, 0])
     with pytest.raises(ForecastError, match="no provider_class"):
-        small_fit.predict_observations(rows.assign(provider_or_index="Nebius"), draws=10)
+        shipped_price.predict_observations(rows.assign(provider_or_index="Nebius"), draws=10)
 
 
-@pytest.mark.slow
-def test_forecast_rejects_bad_requests(small_fit):
+def test_forecast_rejects_bad_requests(shipped_price):
     with pytest.raises(ForecastError, match="no price history"):
-        small_fit.forecast(["2026Q1"], chips=["Trainium3"])
+        shipped_price.forecast(["2026Q1"], chips=["Trainium3"])
     with pytest.raises(ForecastError, match="draws"):
-        small_fit.forecast(["2026Q1"], draws=0)
+        shipped_price.forecast(["2026Q1"], draws=0)
     with pytest.raises(ForecastError, match="basis"):
-        small_fit.forecast(["2026Q1"], basis="retail")
+        shipped_price.forecast(["2026Q1"], basis="retail")
 
 
-@pytest.mark.slow
-def test_save_load_round_trip(small_fit, tmp_path):
-    small_fit.save(tmp_path / "fit")
+def test_save_load_round_trip(shipped_price, tmp_path):
+    shipped_price.save(tmp_path / "fit")
     loaded = FittedPrice.load(tmp_path / "fit")
-    pd.testing.assert_frame_equal(loaded.summary(), small_fit.summary(), check_dtype=False)
+    pd.testing.assert_frame_equal(loaded.summary(), shipped_price.summary(), check_dtype=False)
     a = loaded.forecast(["2026Q2"], draws=50, seed=1)["price"].values
-    b = small_fit.forecast(["2026Q2"], draws=50, seed=1)["price"].values
+    b = shipped_price.forecast(["2026Q2"], draws=50, seed=1)["price"].values
     np.testing.assert_allclose(a, b)
 
 
-@pytest.mark.slow
-def test_loading_another_version_is_a_clear_error(small_fit, tmp_path):
-    directory = small_fit.save(tmp_path / "fit")
+def test_loading_another_version_is_a_clear_error(shipped_price, tmp_path):
+    directory = shipped_price.save(tmp_path / "fit")
     config = directory / "config.json"
     assert '"model_version": "6"' in config.read_text()
     config.write_text(config.read_text().replace('"model_version": "6"',
