@@ -78,6 +78,14 @@ def tightest(bounds: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(stacked, which[None], axis=0)[0], which
 
 
+def tightest_bound(inputs: Mapping[str, np.ndarray], quarters: list[str]) -> np.ndarray:
+    """The tightest bound (draw, quarter) of the ``quarters`` from a scenario's input draws
+    (a mapping or frame holding every input of :data:`BOUND_INPUTS`)."""
+    columns = {name: np.asarray(inputs[name], dtype=float)
+               for names in BOUND_INPUTS.values() for name in names}
+    return tightest(bound_paths(columns, quarter_years(quarters)))[0]
+
+
 def quarter_years(quarters: list[str]) -> np.ndarray:
     """The middle of each calendar quarter as a year with fraction (``2026Q1`` -> 2026.125)."""
     return np.array([int(q[:4]) + (int(q[-1]) - 0.5) / 4.0 for q in quarters])

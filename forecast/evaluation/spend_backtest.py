@@ -22,8 +22,7 @@ outcomes inside the central interval), ``interval_score_80`` / ``interval_score_
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +33,13 @@ from forecast.core.calendar import next_fiscal_labels
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness, scoring
 from forecast.evaluation.baselines import BASELINES
+from forecast.evaluation.spend_forecasters import (
+    UNBOUNDED_PATHS,
+    BaselineForecaster,
+    SpendForecaster,
+    shared_fits,
+)
 from forecast.models.spend.evidence import SERIES, observed_series
-from forecast.models.spend.model import SpendModel
 
 Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]]
 
@@ -43,6 +47,8 @@ Forecaster = Callable[[Any, Sequence[str], int, int, int], dict[str, np.ndarray]
 BACKTEST_SERIES: tuple[str, ...] = ("nvidia_data_center", "amd_data_center", "broadcom_ai")
 #: Name of the Bayesian model's forecaster and of the out-of-sample stack.
 BAYES = "spend_model"
+#: The same fits forecast without M6's bound (scored beside the model, never stacked).
+UNBOUNDED = "spend_model (unbounded)"
 STACK = "stack (spend_model + rw_drift)"
 #: The naive baseline the stack mixes in.
 STACK_BASELINE = "rw_drift"
@@ -55,80 +61,6 @@ METRICS: dict[str, str] = {
     "interval_score_80": "interval_score_80", "interval_score_95": "interval_score_95",
     "pit": "pit",
 }
-
-
-class SeriesPaths(dict):
-    """Paths per series (a plain dict to its callers) with the fit's diagnostics in ``info``."""
-
-    info: dict[str, Any]
-
-
-class BaselineForecaster:
-    """Adapter: fit a baseline on each series' history (as of the cut-off) and simulate."""
-
-    def __init__(self, baseline: Any):
-        self.baseline = baseline
-
-    def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
-                 seed: int) -> dict[str, np.ndarray]:
-        paths = {}
-        for name in series:
-            history = observed_series(dataset, name)
-            try:
-                fitted = self.baseline.fit(history["value"].to_numpy())
-            except ForecastError:
-                continue  # too short a history at this origin: not scored there
-            paths[name] = fitted.forecast(horizon, draws=draws, seed=seed)
-        return paths
-
-
-#: Fits kept inside :func:`shared_fits`: (as-of date, scenario, sampler, seed) -> fitted model.
-_SHARED_FITS: dict[tuple[str, str, str, int], Any] | None = None
-
-
-@contextlib.contextmanager
-def shared_fits() -> Iterator[None]:
-    """Within this block a :class:`SpendForecaster` fits each cut-off once per scenario,
-    sampler and seed: the spend and share backtests of one process share their fits (the
-    fits are seeded, so a shared fit is the fit either backtest would make)."""
-    global _SHARED_FITS
-    previous, _SHARED_FITS = _SHARED_FITS, {}
-    try:
-        yield
-    finally:
-        _SHARED_FITS = previous
-
-
-class SpendForecaster:
-    """Adapter: fit the spend model on the cut data, forecast each reported series.
-
-    The model's cost basis is the ``scenario``'s (base by default): its MFU and TCO inputs
-    and readings of Amazon's statements. Returns a :class:`SeriesPaths` whose ``info``
-    holds the fit's diagnostics (cut-off date, convergence, ``fit_seconds``).
-    """
-
-    def __init__(self, scenario: Any = None, **sampler: Any):
-        # The model's own default sampler: a light sampler would score a different model.
-        self.scenario = scenario
-        self.sampler = dict(sampler)
-
-    def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
-                 seed: int) -> SeriesPaths:
-        from forecast.scenarios import load_scenario
-
-        scenario = self.scenario or load_scenario("base")
-        key = (str(dataset.as_of_date), scenario.name, repr(sorted(self.sampler.items())), seed)
-        fitted = None if _SHARED_FITS is None else _SHARED_FITS.get(key)
-        if fitted is None:
-            model = SpendModel.from_scenario(scenario)
-            fitted = model.fit_dataset(dataset, scenario, random_seed=seed, **self.sampler)
-            if _SHARED_FITS is not None:
-                _SHARED_FITS[key] = fitted
-        paths = SeriesPaths({name: fitted.series_paths(name, horizon, draws=draws, seed=seed)[1]
-                             for name in series if name in fitted.series_names()})
-        paths.info = {"as_of": str(dataset.as_of_date), **fitted.diagnostics(),
-                      "fit_seconds": fitted.meta.get("fit_seconds")}
-        return paths
 
 
 @dataclass(frozen=True)
@@ -146,9 +78,14 @@ class CutoffForecast:
         """Fit as of ``cutoff``; cells (series, h) for h = 1..horizon."""
         paths = self.forecaster(self.dataset.as_of(cutoff), self.series, self.horizon,
                                 self.draws, self.seed)
-        cells = {(name, h): np.asarray(sample, dtype=float)[:, h - 1]
-                 for name, sample in paths.items() for h in range(1, self.horizon + 1)}
-        return harness.OriginForecast(cells, dict(getattr(paths, "info", {})))
+        info = dict(getattr(paths, "info", {}))
+        if UNBOUNDED_PATHS in info:
+            info[UNBOUNDED_PATHS] = self._cells(info[UNBOUNDED_PATHS])
+        return harness.OriginForecast(self._cells(paths), info)
+
+    def _cells(self, paths: Mapping[str, np.ndarray]) -> dict[harness.Cell, np.ndarray]:
+        return {(name, h): np.asarray(sample, dtype=float)[:, h - 1]
+                for name, sample in paths.items() for h in range(1, self.horizon + 1)}
 
 
 @dataclass(frozen=True)
@@ -407,6 +344,16 @@ def stack_results(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
     return stacked, weights
 
 
+def _unbounded(result: harness.TaskResult) -> list[harness.TaskResult]:
+    """The unbounded forecast a bounded model's result carries, as a result of its own
+    (taken out of the model's info)."""
+    cells = result.info.pop(UNBOUNDED_PATHS, None)
+    if not cells:
+        return []
+    samples = np.column_stack([cells[cell] for cell in result.cells])
+    return [harness.TaskResult(UNBOUNDED, result.origin, list(result.cells), samples, {}, 0.0)]
+
+
 def _reported(actuals: SeriesActuals, cutoff: pd.Timestamp) -> dict[tuple[str, str], float]:
     """(series, fiscal period) -> value of every quarter reported by ``cutoff``."""
     cut = actuals.dataset.as_of(cutoff)
@@ -424,7 +371,7 @@ def _score(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
     and the stack are scored on the cells all three forecast (a fair comparison); ETS and
     UC, which need longer histories, on their own cells."""
     truth = {cutoff: dict(actuals(cutoff)) for cutoff in cutoffs}
-    paired = {BAYES, STACK_BASELINE, STACK}
+    paired = {BAYES, UNBOUNDED, STACK_BASELINE, STACK}
     parts = [harness.score_results([r for r in results if r.forecaster in paired], truth,
                                    range(1, horizon + 1), common_cells=True),
              harness.score_results([r for r in results if r.forecaster not in paired],
@@ -481,11 +428,12 @@ def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int 
              for name, forecaster in forecasters.items()}
     actuals = SeriesActuals(dataset, names, horizon)
     results = []
-    for result in map_fn(harness.run_task, harness.make_tasks(tasks, cutoffs)):
-        if progress is not None and result.error is None:
-            progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
-                     f"{result.seconds:.1f}s")
-        results.append(result)
+    with shared_fits():
+        for result in map_fn(harness.run_task, harness.make_tasks(tasks, cutoffs)):
+            if progress is not None and result.error is None:
+                progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
+                         f"{result.seconds:.1f}s")
+            results += [result, *_unbounded(result)]
     weights: dict[str, float] = {}
     if include_bayes:
         stacked, weights = stack_results(results, actuals, cutoffs, seed)

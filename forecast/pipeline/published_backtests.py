@@ -3,7 +3,7 @@
 ``python -m forecast.pipeline.published_backtests`` runs the price, spend and share backtests
 on ``data/`` at the models' default samplers, with the CLI's defaults (6 origins, 1-4
 quarters ahead, 1,000 draws), serially in one process so that the spend and share backtests
-share their spend fits (:func:`~forecast.evaluation.spend_backtest.shared_fits`: the same
+share their spend fits (:func:`~forecast.evaluation.spend_forecasters.shared_fits`: the same
 seeded fits either command makes). Each file is the JSON ``python cli.py backtest NAME
 --format json`` prints, with the command, the data hash, the model versions and every fit's
 diagnostics beside it. Run it after ``python cli.py fits ship``; the results page
@@ -20,7 +20,8 @@ from typing import Any
 
 from forecast.evaluation.price_backtest import backtest_price_cli
 from forecast.evaluation.share_backtest import backtest_share_cli
-from forecast.evaluation.spend_backtest import backtest_spend, shared_fits
+from forecast.evaluation.spend_backtest import backtest_spend
+from forecast.evaluation.spend_forecasters import shared_fits
 
 #: The published backtests, in the order they run.
 RUNS: dict[str, Callable[..., Any]] = {"price": backtest_price_cli, "spend": backtest_spend,

@@ -15,7 +15,7 @@ import json
 import re
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +103,22 @@ def annual_tables(result: Forecast) -> str:
         label = f"{metric}{':' + vendor if vendor else ''}"
         cells = [_cell(_annual(result, metric, vendor, year)) for year in years]
         lines.append(f"| {label} ({unit}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def tails_table(results: Mapping[str, Forecast], year: int = 2030) -> str:
+    """``year``'s TAM per scenario with M6's bounds and without them (the demand the trend
+    carries, on the same paths), and the funding bound's median."""
+    lines = ["| scenario | TAM with bounds | 90th/10th | without bounds | 90th/10th | "
+             "funding bound (median) |", "|---|---|---|---|---|---|"]
+    for name, result in results.items():
+        cells = []
+        for metric in ("tam", "tam_demand"):
+            values = _annual(result, metric, None, year)
+            q10, q90 = np.quantile(values, [0.1, 0.9])
+            cells += [_cell(values), f"{q90 / q10:.1f}"]
+        funding = float(np.median(_annual(result, "bound_funding", None, year)))
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {format_number(funding)} |")
     return "\n".join(lines)
 
 
@@ -277,6 +293,8 @@ def render(results: dict[str, Forecast] | None = None
                   "", "### How often each long-horizon bound binds", "", binding]
     parts += ["", "## Fit diagnostics", "", diagnostics_table(header), "",
               "## Backtests", "", backtest_section(shipped_dir())]
+    tails = tails_table(results)
+    bounds += ["USD bn in 2030, median (10-90%), with the bounds and without them:", "", tails]
     blocks = card_blocks(header, shipped_summaries(), backtest_texts(shipped_dir()),
                          "\n".join(bounds).strip())
     return "\n".join(parts) + "\n", top, blocks

@@ -35,7 +35,7 @@ from forecast.evaluation.share_backtest import (
     reported_ratios,
     share_origins,
 )
-from forecast.evaluation.spend_backtest import SeriesPaths
+from forecast.evaluation.spend_forecasters import SeriesPaths
 from forecast.models.spend.evidence import observed_series
 
 AMD, BROADCOM = "amd_data_center", "broadcom_ai"

@@ -28,7 +28,6 @@ from forecast.evaluation.spend_backtest import (
     BaselineForecaster,
     CutoffForecast,
     SeriesActuals,
-    SeriesPaths,
     backtest_spend,
     check_backtest,
     cutoffs_for,
@@ -37,6 +36,7 @@ from forecast.evaluation.spend_backtest import (
     series_scores,
     summarize,
 )
+from forecast.evaluation.spend_forecasters import SeriesPaths
 from forecast.models.spend.evidence import SERIES, observed_series
 
 NVIDIA = "nvidia_data_center"

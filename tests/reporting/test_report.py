@@ -396,6 +396,10 @@ def test_report_numbers_equal_the_python_api(built, shipped_store):
         key = f"{row.metric}:{row.period}" + (f":{row.key}" if row.key else "")
         for level in ("q10", "q50", "q90"):
             check(f"{level}:{key}", getattr(row, level), row.unit)
+    binding = api.bounds_binding()
+    assert set(binding["bound"]) == {"funding", "power", "supply", "none"}
+    for row in binding.itertuples(index=False):
+        check(f"binds:{row.bound}:{row.year}", row.share, "fraction")
     theses = api.theses()
     for row in theses.itertuples(index=False):
         check(f"thesis:{row.name}:probability", row.probability, "probability")

@@ -37,6 +37,7 @@ from forecast.models.spend.math import (
 )
 from forecast.models.spend.simulation import (
     PositionState,
+    bound_lift,
     bounded_level,
     hold_last,
     simulate_level,
@@ -150,7 +151,8 @@ class FittedSpend(Fitted):
         weight = np.log1p(np.exp(position).sum(axis=1))
         demand = level + weight  # log TAM before the bound
         if bound is not None:
-            level, _ = bounded_level(level, weight, bound)
+            start = np.log(np.exp(history[:, :, -1]).sum(axis=1))  # last fitted quarter's TAM
+            level, _ = bounded_level(level, weight, bound, start)
         future = np.concatenate([level[:, None, :], level[:, None, :] + position], axis=1)
         return np.concatenate([history, future], axis=2), demand
 
@@ -214,6 +216,8 @@ class FittedSpend(Fitted):
             ``spend`` (draw, quarter, vendor) of the five groups, ``tam`` their sum,
             ``custom_other`` the custom part of ``other``, and (forecast quarters only)
             AWS's ``aws_*`` paths; USD bn per quarter unless their ``unit`` says otherwise.
+            With a ``bound``, ``bound_lift`` (draw,): :func:`~forecast.models.spend.
+            simulation.bound_lift`, the factor the bound was lifted by on each path.
         """
         horizon, labels = self.horizon_of(quarters)
         rng = np.random.default_rng(seed)
@@ -238,6 +242,11 @@ class FittedSpend(Fitted):
              "tam": (("draw", "quarter"), spend.sum(axis=2), {"unit": SPEND_UNIT}),
              "custom_other": (("draw", "quarter"), split["custom_other"][:, columns],
                               {"unit": SPEND_UNIT})}, coords=coords)
+        if bound is not None:
+            start = np.log(latent[:, :, n_hist - 1].sum(axis=1))
+            result["bound_lift"] = xr.DataArray(
+                bound_lift(start, bound), dims=("draw",),
+                attrs={"unit": "factor lifting the bound to the last fitted quarter's TAM"})
         aws = self._aws_paths(pick, latent, horizon, generations, ceiling, utilisation_ratio)
         result = result.assign_coords(generation=aws.pop("generation")[0])
         for name, (values, dims, unit) in aws.items():
@@ -314,9 +323,12 @@ class FittedSpend(Fitted):
         return [name for name in FORECAST_SERIES if (obs["series"] == name).any()]
 
     def series_paths(self, name: str, quarters: int = 4, draws: int | None = None,
-                     seed: int = 0, cost_gap: np.ndarray | None = None
-                     ) -> tuple[pd.DataFrame, np.ndarray]:
+                     seed: int = 0, cost_gap: np.ndarray | None = None,
+                     bound: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
         """Posterior predictive paths of a reported series for its next fiscal quarters.
+
+        ``bound`` (draw, quarter): M6's tightest bound over at least the calendar quarters
+        after the window that the fiscal quarters reach (:meth:`simulate`); None: unbounded.
 
         Returns
         -------
@@ -342,7 +354,12 @@ class FittedSpend(Fitted):
         horizon = max(0, int(idx.max()) - (len(self.window) - 1))
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
-        log_latent, _ = self.simulate(horizon, pick, rng, cost_gap)
+        if bound is not None:
+            bound = np.asarray(bound, dtype=float)[:, :horizon]
+            if bound.shape != (len(pick), horizon):
+                raise ForecastError(f"bound must cover ({len(pick)}, {horizon}) draws and "
+                                    f"quarters, got {bound.shape}")
+        log_latent, _ = self.simulate(horizon, pick, rng, cost_gap, bound)
         mean = self._series_mean(name, log_latent, idx, pick)
         sigma = 0.0 if name not in SERIES_NOISE else self.stacked(SERIES_NOISE[name], pick)[:, None]
         # Each series its own noise: the series of one forecast share the latent paths,

@@ -44,19 +44,6 @@ class PositionState:
     persistence: np.ndarray
 
 
-#: Softness of the bound (log scale): where the unconstrained TAM meets the bound the TAM is
-#: the bound x 2 ** -0.15 (0.90 of it); far above, the TAM follows the bound; far below, its
-#: own path.
-BOUND_SOFTNESS = 0.15
-
-
-def soft_minimum(a: np.ndarray, b: np.ndarray, softness: float = BOUND_SOFTNESS) -> np.ndarray:
-    """A smooth minimum of two log levels: ``-w log(exp(-a / w) + exp(-b / w))``, below
-    both, within ``w log 2`` of the smaller."""
-    low = np.minimum(a, b)
-    return low - softness * np.log1p(np.exp(-np.abs(a - b) / softness))
-
-
 def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Generator
                    ) -> np.ndarray:
     """NVIDIA's log compute spend over the next ``horizon`` quarters (draw, horizon),
@@ -75,10 +62,34 @@ def simulate_level(s: Mapping[str, np.ndarray], horizon: int, rng: np.random.Gen
     return simulate_trend(level, growth, trend, horizon, rng, scales)
 
 
-def bounded_level(level: np.ndarray, log_weight: np.ndarray, bound: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """The common level under M6's bound: the TAM is the soft minimum of the demand the
-    trend carries and the bound, so its growth fades to the bound's as demand outgrows it.
+def faded_step(step: np.ndarray, headroom: np.ndarray) -> np.ndarray:
+    """One quarter's change of the log TAM under a bound, towards demand ``step`` away: a
+    fall passes as it is; a rise of ``r`` with ``x`` of log headroom below the bound becomes
+    ``r (1 - exp(-x / r))``, below both, so the TAM nears the bound without crossing it; far
+    from the bound the rise passes whole. Above a bound that fell below it (negative
+    headroom) the TAM falls to the bound, or further with demand."""
+    rise = np.maximum(step, 0.0)
+    room = np.maximum(headroom, 0.0)
+    ratio = np.divide(room, rise, out=np.zeros_like(rise), where=rise > 0.0)
+    # A faded rise is below the headroom already: the minimum acts only above the bound.
+    return np.minimum(np.minimum(step, 0.0) - rise * np.expm1(-ratio), headroom)
+
+
+def bound_lift(start: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """What was spent was funded, powered and built: the factor (draw,) lifting a bound path
+    whose first quarter sits below the TAM of the last fitted quarter (``start``, log USD bn
+    a quarter) up to it, keeping its growth; 1 elsewhere."""
+    return np.maximum(1.0, 4.0 * np.exp(start) / np.asarray(bound, dtype=float)[:, 0])
+
+
+def bounded_level(level: np.ndarray, log_weight: np.ndarray, bound: np.ndarray,
+                  start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The common level under M6's bound: each quarter the TAM moves towards the demand the
+    trend carries, a rise faded by the headroom left below the bound (:func:`faded_step`),
+    a fall below it followed. Where demand stays far below the bound the TAM is demand; where
+    demand outgrows it the TAM's growth fades to the bound's and it stays just under it while
+    demand stays above. The bound cuts no path, except where it falls below the TAM a path
+    has reached (a bound that shrinks): the TAM then falls with it.
 
     Parameters
     ----------
@@ -87,7 +98,10 @@ def bounded_level(level: np.ndarray, log_weight: np.ndarray, bound: np.ndarray
     log_weight
         Log of the TAM over NVIDIA's spend (draw, quarter): log(1 + sum of exp(position)).
     bound
-        The tightest bound, USD bn of accelerator spend a year (draw, quarter).
+        The tightest bound, USD bn of accelerator spend a year (draw, quarter), lifted by
+        :func:`bound_lift`.
+    start
+        Log TAM of the last fitted quarter, USD bn a quarter (draw,).
 
     Returns
     -------
@@ -95,8 +109,14 @@ def bounded_level(level: np.ndarray, log_weight: np.ndarray, bound: np.ndarray
         The bounded level, and whether demand exceeded the bound (the bound binds).
     """
     demand = level + log_weight
-    ceiling = np.log(np.asarray(bound, dtype=float) / 4.0)
-    return soft_minimum(demand, ceiling) - log_weight, demand > ceiling
+    bound = np.asarray(bound, dtype=float)
+    ceiling = np.log(bound * bound_lift(start, bound)[:, None] / 4.0)
+    tam = np.empty_like(demand)
+    previous = np.asarray(start, dtype=float)
+    for h in range(demand.shape[1]):
+        previous = previous + faded_step(demand[:, h] - previous, ceiling[:, h] - previous)
+        tam[:, h] = previous
+    return tam - log_weight, demand > ceiling
 
 
 def simulate_positions(state: PositionState, cost_gap: np.ndarray, years: np.ndarray,

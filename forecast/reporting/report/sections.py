@@ -64,6 +64,24 @@ def headline(b: ReportBuilder, result: Forecast) -> None:
             f"Quantiles by calendar year ({result.scenario})")
 
 
+def bounds(b: ReportBuilder, result: Forecast) -> None:
+    """How often each of M6's long-horizon bounds binds, per calendar year."""
+    binding = result.bounds_binding()
+    if binding.empty:
+        return
+    b.heading(2, "Long-horizon bounds")
+    b.paragraph("Fraction of paths in which, in the year's last quarter, the TAM the trend carries "
+                "exceeds the tightest of what can be funded, powered and built (the TAM's "
+                "growth fades against that bound); none: no bound binds. The bounds "
+                "themselves are metrics of the forecast (bound_funding, bound_power, "
+                "bound_supply).")
+    table = binding.pivot(index="year", columns="bound", values="share")
+    names = [c for c in ("funding", "power", "supply", "none") if c in table.columns]
+    rows = [[str(year), *(b.number(f"binds:{name}:{year}", table.loc[year, name], "fraction")
+                          for name in names)] for year in table.index]
+    b.table(["year", *names], rows, f"How often each bound binds ({result.scenario})")
+
+
 def charts(b: ReportBuilder, result: Forecast) -> None:
     """Fan charts with history, and the stacked vendor shares."""
     from forecast.reporting import plots

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from forecast.economics.bounds import BOUND_INPUTS, bound_paths, quarter_years, tightest
-from forecast.models.spend.simulation import bounded_level, simulate_level, soft_minimum
+from forecast.models.spend.simulation import bounded_level, faded_step, simulate_level
 from forecast.models.spend.trend import (
     SHOCK_SCALE_ALPHA,
     SHOCK_SCALE_BETA,
@@ -35,12 +35,25 @@ def test_the_scans_one_step_normals_give_the_filters_likelihood() -> None:
     assert got_pg == pytest.approx(float(reference.var_growth), rel=1e-10)
 
 
-def test_the_soft_minimum_stays_below_both_and_near_the_smaller() -> None:
-    a = np.linspace(-2.0, 2.0, 81)
-    got = soft_minimum(a, np.zeros_like(a))
-    assert np.all(got <= np.minimum(a, 0.0))
-    assert np.all(np.minimum(a, 0.0) - got <= 0.15 * np.log(2.0) + 1e-12)
-    assert np.all(np.diff(got) > 0)  # smooth and increasing in each argument: no kink, no clip
+def test_a_faded_step_is_below_the_rise_and_the_headroom_and_passes_falls_under_it() -> None:
+    rng = np.random.default_rng(2)
+    step, headroom = rng.normal(0.0, 0.1, 5000), rng.normal(0.1, 0.2, 5000)
+    got = faded_step(step, headroom)
+    rise, room = np.maximum(step, 0.0), np.maximum(headroom, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = np.where(rise > 0, rise * (1.0 - np.exp(-room / rise)), 0.0)
+    expected = np.minimum(np.minimum(step, 0.0) + expected, headroom)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+    up, under = step > 0, headroom >= 0
+    assert np.all(got[up] <= np.minimum(step[up], room[up]) + 1e-15)
+    fall = ~up & under
+    np.testing.assert_array_equal(got[fall], step[fall])  # under the bound a fall passes
+    # Above a bound that fell below the TAM: down to the bound, or further with demand.
+    np.testing.assert_array_equal(got[~under], np.minimum(step[~under], headroom[~under]))
+    assert faded_step(np.array([0.1]), np.array([-0.2]))[0] == -0.2
+    # Far from the bound the rise passes whole; at a headroom equal to the rise, 1 - 1/e of it.
+    assert faded_step(np.array([0.1]), np.array([5.0]))[0] == 0.1
+    assert faded_step(np.array([0.1]), np.array([0.1]))[0] == pytest.approx(0.1 * (1 - 1 / np.e))
 
 
 def _state(n: int) -> dict[str, np.ndarray]:
@@ -54,20 +67,44 @@ def _state(n: int) -> dict[str, np.ndarray]:
 def test_a_bound_far_away_changes_nothing_and_a_near_one_holds_the_tam_under_it() -> None:
     n, horizon = 4000, 20
     weight = np.full((n, horizon), np.log(1.25))
+    start = np.full(n, np.log(50.0 * 1.25))  # the last fitted quarter's TAM
     free = simulate_level(_state(n), horizon, np.random.default_rng(3))
-    far, binds = bounded_level(free, weight, np.full((n, horizon), 1e9))
+    far, binds = bounded_level(free, weight, np.full((n, horizon), 1e30), start)
     np.testing.assert_allclose(far, free, rtol=0, atol=1e-9)
     assert not binds.any()
     bound = np.exp(np.random.default_rng(4).normal(np.log(600.0), 0.2, size=(n, 1)))
-    near, binds = bounded_level(free, weight, np.repeat(bound, horizon, axis=1))
-    tam, free_tam = (4.0 * np.exp(x[:, -1] + weight[:, -1]) for x in (near, free))
-    assert np.median(free_tam) > 800.0  # unbounded, most paths would pass 600
-    assert np.all(tam <= bound[:, 0] * (1 + 1e-9)) and np.median(tam) < 600.0
-    # The TAM follows its own path where demand is far below the bound, the bound's where
-    # demand is far above it; the bound binds where demand exceeds it.
-    low = free_tam < 0.3 * bound[:, 0]
-    np.testing.assert_allclose(tam[low], free_tam[low], rtol=1e-3)
-    assert binds[:, -1].mean() == pytest.approx(np.mean(free_tam > bound[:, 0]))
+    near, binds = bounded_level(free, weight, np.repeat(bound, horizon, axis=1), start)
+    tam, free_tam = (4.0 * np.exp(x + weight) for x in (near, free))
+    assert np.median(free_tam[:, -1]) > 800.0  # unbounded, most paths would pass 600
+    assert np.all(tam <= bound * (1 + 1e-9)) and np.median(tam[:, -1]) < 600.0
+    # The TAM never falls while demand is above it: the bound fades growth, cuts nothing.
+    before = np.log(np.column_stack([np.full(n, 4.0 * np.exp(start[0])), tam[:, :-1]]))
+    above = np.log(free_tam) > before
+    assert above.mean() > 0.5 and np.all(np.log(tam)[above] >= before[above] - 1e-12)
+    # Where demand has long outgrown the bound the TAM stays within 5% under it.
+    over = free_tam[:, -4:].min(axis=1) > 1.5 * bound[:, 0]
+    assert over.sum() > 100 and np.all(tam[over, -1] > 0.95 * bound[over, 0])
+    # Where demand stays far below the bound all along the TAM follows it (a path that met
+    # the bound and fell back keeps the growth it lost); the bound binds where demand
+    # exceeds it.
+    low = free_tam.max(axis=1) < 0.5 * bound[:, 0]
+    assert low.sum() > 100
+    np.testing.assert_allclose(tam[low, -1], free_tam[low, -1], rtol=0.02)
+    assert binds[:, -1].mean() == pytest.approx(np.mean(free_tam[:, -1] > bound[:, 0]))
+
+
+def test_a_bound_below_the_last_quarters_spend_is_lifted_to_it() -> None:
+    n, horizon = 2000, 8
+    weight = np.zeros((n, horizon))
+    start = np.full(n, np.log(50.0))
+    free = simulate_level(_state(n), horizon, np.random.default_rng(5))
+    # A bound of 120 a year grown 8% a year, 40% under the last quarter's 200 a year.
+    growth = np.exp(0.02 * np.arange(horizon))
+    tam, _ = bounded_level(free, weight, np.tile(120.0 * growth, (n, 1)), start)
+    lifted = 200.0 * growth  # the bound lifted to the last quarter, keeping its growth
+    assert np.all(4.0 * np.exp(tam) <= lifted * (1 + 1e-9))
+    # Rises fade near the lifted bound rather than vanish: the median path ends above 200.
+    assert np.median(4.0 * np.exp(tam[:, -1])) > 200.0
 
 
 def test_bound_paths_follow_their_formulas() -> None:
