@@ -90,7 +90,6 @@ def build_report(
     mark = time.perf_counter()
     sections.charts(b, result)
     sections.theses(b, result, results)
-    sections.bounds(b, result)
     timings["charts"] = time.perf_counter() - mark
     sections.comparison(b, results)
 

@@ -41,7 +41,7 @@ def provenance(b: ReportBuilder, result: Forecast, scenario: Any, bundle: Any) -
 
 
 def headline(b: ReportBuilder, result: Forecast) -> None:
-    """Calendar-year quantiles of the headline metrics."""
+    """Calendar-year quantiles of the headline metrics, then how often each bound binds."""
     b.heading(2, "Headline forecast")
     b.paragraph("Calendar-year 10%, 50% and 90% quantiles over the joint sample paths. Money "
                 "is in USD billions a year (the sum of the year's quarters); shares are of the "
@@ -62,6 +62,7 @@ def headline(b: ReportBuilder, result: Forecast) -> None:
                      b.number(f"q90:{key}", row.q90, row.unit)])
     b.table(["metric", "year", "vendor", "unit", "P10", "P50", "P90"], rows,
             f"Quantiles by calendar year ({result.scenario})")
+    bounds(b, result)
 
 
 def bounds(b: ReportBuilder, result: Forecast) -> None:
