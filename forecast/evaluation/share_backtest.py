@@ -32,7 +32,7 @@ from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness
 from forecast.evaluation.spend_backtest import all_cutoffs
-from forecast.evaluation.spend_forecasters import UNBOUNDED_PATHS, SpendForecaster
+from forecast.evaluation.spend_forecasters import SpendForecaster
 from forecast.models.spend.evidence import observed_series
 
 MODEL = "spend_model"
@@ -87,9 +87,7 @@ class ModelRatios:
                 if quarter in by_quarter.get(name, {}) and quarter in by_quarter[ANCHOR]:
                     cells[(name, h)] = (np.log(by_quarter[name][quarter])
                                         - np.log(by_quarter[ANCHOR][quarter]))
-        info = dict(getattr(paths, "info", {}))
-        info.pop(UNBOUNDED_PATHS, None)  # the bound moves every group alike: shares keep
-        return harness.OriginForecast(cells, info)
+        return harness.OriginForecast(cells, dict(getattr(paths, "info", {})))
 
 
 def _calendar(dataset: Any, series: str, count: int) -> list[str]:

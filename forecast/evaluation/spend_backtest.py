@@ -419,7 +419,7 @@ def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int 
     """
     forecasters: dict[str, Forecaster] = {}
     if include_bayes:
-        forecasters[BAYES] = SpendForecaster(**dict(sampler or {}))
+        forecasters[BAYES] = SpendForecaster(unbounded_twin=True, **dict(sampler or {}))
     for name, baseline in BASELINES.items():
         forecasters[name] = BaselineForecaster(baseline())
     cutoffs = cutoffs_for(dataset, series[0], origins, horizon)

@@ -73,17 +73,18 @@ class SpendForecaster:
     """Adapter: fit the spend model on the cut data, forecast each reported series.
 
     The model's cost basis is the ``scenario``'s (base by default): its MFU and TCO inputs
-    and readings of Amazon's statements. With ``bounded`` (the default) the TAM's growth
-    fades against M6's tightest bound, from the scenario's input draws, as in a forecast;
-    the same fit's unbounded paths are then in ``info[UNBOUNDED_PATHS]``. Returns a
+    and readings of Amazon's statements. The TAM's growth fades against M6's tightest bound,
+    from the scenario's input draws, as in a forecast; with ``unbounded_twin`` the same
+    fit's paths without the bound, on the same random numbers, are in
+    ``info[UNBOUNDED_PATHS]``. Returns a
     :class:`SeriesPaths` whose ``info`` holds the fit's diagnostics (cut-off date,
     convergence, ``fit_seconds``).
     """
 
-    def __init__(self, scenario: Any = None, bounded: bool = True, **sampler: Any):
+    def __init__(self, scenario: Any = None, unbounded_twin: bool = False, **sampler: Any):
         # The model's own default sampler: a light sampler would score a different model.
         self.scenario = scenario
-        self.bounded = bounded
+        self.unbounded_twin = unbounded_twin
         self.sampler = dict(sampler)
 
     def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
@@ -99,16 +100,14 @@ class SpendForecaster:
             if _SHARED_FITS is not None:
                 _SHARED_FITS[key] = fitted
         names = [name for name in series if name in fitted.series_names()]
-        bound = None
-        if self.bounded:
-            # A fiscal quarter can end up to two calendar quarters after the window's last.
-            quarters = quarters_from(fitted.window[-1], horizon + 3)[1:]
-            bound = tightest_bound(scenario.sample(draws, seed=seed), quarters)
+        # A fiscal quarter can end up to two calendar quarters after the window's last.
+        quarters = quarters_from(fitted.window[-1], horizon + 3)[1:]
+        bound = tightest_bound(scenario.sample(draws, seed=seed), quarters)
         paths = SeriesPaths({name: fitted.series_paths(name, horizon, draws=draws, seed=seed,
                                                        bound=bound)[1] for name in names})
         paths.info = {"as_of": str(dataset.as_of_date), **fitted.diagnostics(),
                       "fit_seconds": fitted.meta.get("fit_seconds")}
-        if self.bounded:
+        if self.unbounded_twin:
             paths.info[UNBOUNDED_PATHS] = {
                 name: fitted.series_paths(name, horizon, draws=draws, seed=seed)[1]
                 for name in names}

@@ -438,8 +438,11 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
                     seed: int) -> SeriesPaths:
         return oracle(cut, [NVIDIA], horizon, draws, seed)
 
-    def factory(**sampler: Any) -> Callable[..., SeriesPaths]:
+    twins: list[bool] = []
+
+    def factory(unbounded_twin: bool = False, **sampler: Any) -> Callable[..., SeriesPaths]:
         sampler_given.append(sampler)
+        twins.append(unbounded_twin)
         return nvidia_only
 
     class Last:
@@ -463,6 +466,7 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
     tidy, summary = backtest_spend(dataset, origins=2, horizon=2, draws=100,
                                    sampler={"draws": 7}, progress=messages.append)
     assert sampler_given == [{"draws": 7}]
+    assert twins == [True]  # the backtest scores the same fits without the bounds too
     crps = tidy[tidy["metric"] == "crps"]
     paired = crps[crps["model"].isin([BAYES, "rw_drift", STACK])]
     assert set(paired["series"]) == {NVIDIA}

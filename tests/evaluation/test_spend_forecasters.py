@@ -20,7 +20,8 @@ def test_the_bounded_forecast_never_exceeds_the_unbounded_and_the_bound_binds(sh
     with spend_forecasters.shared_fits():
         # The shipped fit stands in for the cut-off's fit: this tests the forecast, not MCMC.
         spend_forecasters._SHARED_FITS[(str(dataset.as_of_date), "base", "[]", 0)] = fitted
-        paths = SpendForecaster(scenario)(dataset, ("nvidia_data_center",), 4, 2000, 0)
+        paths = SpendForecaster(scenario, unbounded_twin=True)(dataset, ("nvidia_data_center",),
+                                                               4, 2000, 0)
     bounded = paths["nvidia_data_center"]
     free = paths.info[UNBOUNDED_PATHS]["nvidia_data_center"]
     assert bounded.shape == free.shape == (2000, 4)

@@ -47,7 +47,7 @@ def test_check_command_prints_coverage_and_pareto_k_in_process(shipped_store: Pa
     assert "PSIS-LOO" in out and "Pareto k" in out
 
 
-# Validation tier: the spend model's pointwise log likelihood compiles for most of a minute.
+# Validation tier: compiling the spend model's pointwise log likelihood dominates this check.
 @pytest.mark.validation
 def test_check_command_prints_coverage_and_pareto_k(shipped_store: Path) -> None:
     done = subprocess.run(

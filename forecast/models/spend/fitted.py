@@ -40,6 +40,7 @@ from forecast.models.spend.simulation import (
     bound_lift,
     bounded_level,
     hold_last,
+    last_log_tam,
     simulate_level,
     simulate_positions,
 )
@@ -151,8 +152,7 @@ class FittedSpend(Fitted):
         weight = np.log1p(np.exp(position).sum(axis=1))
         demand = level + weight  # log TAM before the bound
         if bound is not None:
-            start = np.log(np.exp(history[:, :, -1]).sum(axis=1))  # last fitted quarter's TAM
-            level, _ = bounded_level(level, weight, bound, start)
+            level, _ = bounded_level(level, weight, bound, last_log_tam(history))
         future = np.concatenate([level[:, None, :], level[:, None, :] + position], axis=1)
         return np.concatenate([history, future], axis=2), demand
 
@@ -243,9 +243,8 @@ class FittedSpend(Fitted):
              "custom_other": (("draw", "quarter"), split["custom_other"][:, columns],
                               {"unit": SPEND_UNIT})}, coords=coords)
         if bound is not None:
-            start = np.log(latent[:, :, n_hist - 1].sum(axis=1))
             result["bound_lift"] = xr.DataArray(
-                bound_lift(start, bound), dims=("draw",),
+                bound_lift(last_log_tam(log_latent[:, :, :n_hist]), bound), dims=("draw",),
                 attrs={"unit": "factor lifting the bound to the last fitted quarter's TAM"})
         aws = self._aws_paths(pick, latent, horizon, generations, ceiling, utilisation_ratio)
         result = result.assign_coords(generation=aws.pop("generation")[0])

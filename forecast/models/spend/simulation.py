@@ -75,6 +75,12 @@ def faded_step(step: np.ndarray, headroom: np.ndarray) -> np.ndarray:
     return np.minimum(np.minimum(step, 0.0) - rise * np.expm1(-ratio), headroom)
 
 
+def last_log_tam(log_spend: np.ndarray) -> np.ndarray:
+    """Log TAM (draw,) of the last quarter of ``log_spend`` (draw, group, quarter): the
+    start of :func:`bounded_level` and :func:`bound_lift`."""
+    return np.log(np.exp(log_spend[:, :, -1]).sum(axis=1))
+
+
 def bound_lift(start: np.ndarray, bound: np.ndarray) -> np.ndarray:
     """What was spent was funded, powered and built: the factor (draw,) lifting a bound path
     whose first quarter sits below the TAM of the last fitted quarter (``start``, log USD bn

@@ -88,8 +88,8 @@ def _prior_width(name: str, rng: np.random.Generator) -> float:
     return float(high - low)
 
 
-# Validation tier: a 500-draw fit of a simulated market is the price model's slowest check
-# (about a minute, most of it compiling); the default tier keeps the smaller fits.
+# Validation tier: a 500-draw fit of a simulated market, mostly compile time; the default
+# tier keeps the checks that need no price-model fit.
 @pytest.mark.validation
 @pytest.mark.parametrize("seed", [21])
 def test_provider_spread_age_slope_and_vintage_are_recovered(seed):
