@@ -24,12 +24,15 @@ Which executor (:func:`resolve`):
   fighting over two.
 
 When the local cluster pays (:func:`cluster_pays`): until it has started, a map runs its first
-item in this process and times it. If the workers would save less time on the rest of the
-items (at that time each) than :data:`LOCAL_START_SECONDS`, what starting and closing the
-cluster costs, the rest run serially here too and the executor's note says so; otherwise the
-cluster starts and takes the rest. One worker never pays (it does this process's work plus
-the start-up). A user's cluster (``--scheduler`` or :data:`ENV_SCHEDULER`) is always used:
-it is already running, and the user chose its machines for the work.
+item in this process and times it, wall and CPU seconds. If the workers would save less time
+on the rest of the items (at that time each, times the cores the item kept busy here, as a
+worker has one) than :data:`LOCAL_START_SECONDS`, what starting and closing the cluster
+costs, the rest run serially here too and the executor's note says so; otherwise the
+cluster starts and takes the rest. So a backtest whose fits sample their chains on all the
+cores stays here: one-core workers would only run the same chains on the same cores. One
+worker never pays (it does this process's work plus the start-up). A user's cluster
+(``--scheduler`` or :data:`ENV_SCHEDULER`) is always used: it is already running, and the
+user chose its machines for the work.
 
 How items travel (Dask only; :mod:`forecast.pipeline.packing`): the items are cut into
 contiguous chunks (a few per worker, so that a worker done early takes another, and at least
@@ -174,15 +177,25 @@ class TaskMap:
 
 
 def cluster_pays(remaining_seconds: float, workers: int,
-                 start_seconds: float | None = None) -> bool:
+                 start_seconds: float | None = None, cores_used: float = 1.0) -> bool:
     """Whether ``workers`` workers save more than their start-up on this much serial work.
 
-    The workers take ``remaining_seconds / workers`` of wall time instead of
-    ``remaining_seconds``; they pay when that saving exceeds ``start_seconds`` (default
-    :data:`LOCAL_START_SECONDS`). One worker never pays.
+    Each worker is bound to one core, so an item that kept ``cores_used`` cores busy here
+    (a fit sampling its chains side by side) takes about that many times as long there:
+    the workers take ``remaining_seconds x max(cores_used, 1) / workers`` of wall time
+    instead of ``remaining_seconds``. They pay when that saving exceeds ``start_seconds``
+    (default :data:`LOCAL_START_SECONDS`). One worker never pays, nor do as many workers
+    as the cores the items already use.
     """
     start_seconds = LOCAL_START_SECONDS if start_seconds is None else start_seconds
-    return workers > 1 and remaining_seconds * (1 - 1 / workers) > start_seconds
+    slowdown = max(cores_used, 1.0) / workers
+    return workers > 1 and remaining_seconds * (1 - slowdown) > start_seconds
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process, its threads and its reaped children."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
 
 
 class DaskTaskMap(TaskMap):
@@ -421,15 +434,16 @@ class LazyTaskMap(TaskMap):
         self._tick(0, total)
         if not total:
             return []
-        began = time.perf_counter()
+        began, cpu_began = time.perf_counter(), cpu_seconds()
         results = [fn(items[0])]
         seconds = time.perf_counter() - began
+        cores = (cpu_seconds() - cpu_began) / max(seconds, 1e-9)
         self._tick(1, total)
         remaining = seconds * (total - 1)
-        if total == 1 or not cluster_pays(remaining, workers):
+        if total == 1 or not cluster_pays(remaining, workers, cores_used=cores):
             self._tell(f"serially in this process: {total} tasks of about {seconds:.2g} s "
-                       f"would save less on {workers} workers than their start-up "
-                       f"(~{LOCAL_START_SECONDS:.0f} s)")
+                       f"on {max(cores, 1.0):.1f} cores would save less on {workers} "
+                       f"one-core workers than their start-up (~{LOCAL_START_SECONDS:.0f} s)")
             for item in items[1:]:
                 results.append(fn(item))
                 self._tick(len(results), total)

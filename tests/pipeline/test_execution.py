@@ -174,6 +174,12 @@ def test_the_cluster_pays_when_the_workers_save_more_than_its_start() -> None:
     assert not cluster_pays(20.0, 2, start_seconds=12.0)  # saves 10 s
     assert cluster_pays(20.0, 4, start_seconds=12.0)  # saves 15 s
     assert not cluster_pays(1e6, 1, start_seconds=12.0)  # one worker saves nothing
+    # Items that kept both cores busy here take twice as long on a one-core worker.
+    assert not cluster_pays(1e6, 2, start_seconds=12.0, cores_used=2.0)
+    assert cluster_pays(50.0, 4, start_seconds=12.0, cores_used=2.0)  # saves 25 s
+    assert not cluster_pays(20.0, 4, start_seconds=12.0, cores_used=2.0)  # saves 10 s
+    # An item that waited more than it computed takes as long there as here.
+    assert cluster_pays(30.0, 2, start_seconds=12.0, cores_used=0.1)  # saves 15 s
 
 
 @contextmanager
@@ -193,7 +199,22 @@ def test_a_small_map_runs_serially_without_starting_the_cluster(monkeypatch) -> 
         assert task_map.description.startswith("serially in this process: 6 tasks of about")
         assert task_map(weigh, []) == []
     assert ticks == [(done, 6) for done in range(7)] + [(0, 0)]
-    assert len(lines) == 1 and "would save less on 2 workers than their start-up" in lines[0]
+    assert len(lines) == 1
+    assert "would save less on 2 one-core workers than their start-up" in lines[0]
+
+
+def test_items_that_use_every_core_here_run_serially_however_long(monkeypatch) -> None:
+    # A fit sampling its chains on both cores: its CPU seconds are twice its wall seconds,
+    # so two one-core workers would only take twice as long per item.
+    monkeypatch.setattr(execution, "_local_cluster", no_cluster)
+    monkeypatch.setattr(execution, "LOCAL_START_SECONDS", 0.0)
+    clock = iter([0.0, 1e6])
+    monkeypatch.setattr(execution, "cpu_seconds", lambda: next(clock))
+    lines: list[str] = []
+    jobs = [Job(np.ones(3), i, ("a", i)) for i in range(4)]
+    with executor(2, say=lines.append) as task_map:
+        assert task_map(where_run, jobs) == [(i, os.getpid()) for i in range(4)]
+    assert "serially in this process" in lines[0] and "one-core workers" in lines[0]
 
 
 def test_one_local_worker_never_starts_however_long_the_work(monkeypatch) -> None:
