@@ -24,7 +24,8 @@ Which executor (:func:`resolve`):
   fighting over two.
 
 When the local cluster pays (:func:`cluster_pays`): until it has started, a map runs its first
-item in this process and times it, wall and CPU seconds. If the workers would save less time
+item in this process and times it, wall and CPU seconds, then a second one (the first pays
+the warm-ups a fresh worker pays again). If after either the workers would save less time
 on the rest of the items (at that time each, times the cores the item kept busy here, as a
 worker has one) than :data:`LOCAL_START_SECONDS`, what starting and closing the cluster
 costs, the rest run serially here too and the executor's note says so; otherwise the
@@ -83,6 +84,9 @@ WORKER_TIMEOUT = 120
 #: tasks. A map whose items left would save less than this on the workers
 #: (:func:`cluster_pays`) runs serially.
 LOCAL_START_SECONDS = 12.0
+#: Items a map times in this process before it starts the local cluster (the first pays the
+#: warm-ups; the second shows a warm item's cost).
+PROBE_ITEMS = 2
 
 #: ``on_task(done, total)``: called with ``(0, total)`` when a map starts and after each
 #: result arrives (per item in this process, per chunk of items on a cluster).
@@ -391,11 +395,11 @@ class LazyTaskMap(TaskMap):
     """A :class:`DaskTaskMap` started when a map pays for it, closed by :func:`executor`.
 
     With ``fallback_workers`` (a local cluster of that many workers, not started yet) each
-    map runs its first item here, times it and runs the rest here too unless
-    :func:`cluster_pays` for them; without, the cluster starts at the first map. A look at
-    ``client`` or ``workers`` starts it too; ``description`` says where the last map ran
-    (before any, what is planned). A command that fails before its first task starts no
-    cluster.
+    map runs its first :data:`PROBE_ITEMS` items here, timing each, and runs the rest here
+    too unless :func:`cluster_pays` for them after each; without, the cluster starts at the
+    first map. A look at ``client`` or ``workers`` starts it too; ``description`` says where
+    the last map ran (before any, what is planned). A command that fails before its first
+    task starts no cluster.
     """
 
     def __init__(self, start: Callable[[], Any], stack: ExitStack, on_task: OnTask | None,
@@ -432,24 +436,41 @@ class LazyTaskMap(TaskMap):
         items = list(items)
         total = len(items)
         self._tick(0, total)
-        if not total:
-            return []
-        began, cpu_began = time.perf_counter(), cpu_seconds()
-        results = [fn(items[0])]
-        seconds = time.perf_counter() - began
-        cores = (cpu_seconds() - cpu_began) / max(seconds, 1e-9)
-        self._tick(1, total)
-        remaining = seconds * (total - 1)
-        if total == 1 or not cluster_pays(remaining, workers, cores_used=cores):
-            self._tell(f"serially in this process: {total} tasks of about {seconds:.2g} s "
-                       f"on {max(cores, 1.0):.1f} cores would save less on {workers} "
-                       f"one-core workers than their start-up (~{LOCAL_START_SECONDS:.0f} s)")
-            for item in items[1:]:
-                results.append(fn(item))
-                self._tick(len(results), total)
+        results: list[Any] = []
+        # The first item pays this process's warm-ups (imports, compiled code that later
+        # items reuse here but a fresh worker pays again), so a second confirms with a
+        # warm item's cost before the cluster starts.
+        for _ in range(min(PROBE_ITEMS, total)):
+            seconds, cores = self._timed(fn, items[len(results)], results)
+            self._tick(len(results), total)
+            remaining = seconds * (total - len(results))
+            if not cluster_pays(remaining, workers, cores_used=cores):
+                return self._serially(fn, items, results, seconds, cores)
+        if len(results) == total:
             return results
-        return results + self.started().run_chunks(fn, items[1:], done=1, total=total,
+        return results + self.started().run_chunks(fn, items[len(results):],
+                                                   done=len(results), total=total,
                                                    item_seconds=seconds)
+
+    @staticmethod
+    def _timed(fn: Callable[[Any], Any], item: Any, results: list[Any]) -> tuple[float, float]:
+        """Run one item here, appending its result: its wall seconds and the cores it used."""
+        began, cpu_began = time.perf_counter(), cpu_seconds()
+        results.append(fn(item))
+        seconds = time.perf_counter() - began
+        return seconds, (cpu_seconds() - cpu_began) / max(seconds, 1e-9)
+
+    def _serially(self, fn: Callable[[Any], Any], items: list[Any], results: list[Any],
+                  seconds: float, cores: float) -> list[Any]:
+        """Run the items after ``results`` here, saying why."""
+        self._tell(f"serially in this process: {len(items)} tasks of about {seconds:.2g} s "
+                   f"on {max(cores, 1.0):.1f} cores would save less on "
+                   f"{self._fallback_workers} one-core workers than their start-up "
+                   f"(~{LOCAL_START_SECONDS:.0f} s)")
+        for item in items[len(results):]:
+            results.append(fn(item))
+            self._tick(len(results), len(items))
+        return results
 
     @property
     def client(self) -> Any:

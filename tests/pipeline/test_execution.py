@@ -203,6 +203,23 @@ def test_a_small_map_runs_serially_without_starting_the_cluster(monkeypatch) -> 
     assert "would save less on 2 one-core workers than their start-up" in lines[0]
 
 
+def test_a_cold_first_item_does_not_start_the_cluster_when_a_warm_one_is_cheap(
+        monkeypatch) -> None:
+    # A fit that compiles first, then cheap baselines: the first item alone would pay for the
+    # cluster, the second (warm) one shows the rest would not.
+    monkeypatch.setattr(execution, "_local_cluster", no_cluster)
+    monkeypatch.setattr(execution, "LOCAL_START_SECONDS", 0.5)
+
+    def cold_then_cheap(job: Job) -> tuple[int, int]:
+        time.sleep(0.3 if job.index == 0 else 0.0)
+        return job.index, os.getpid()
+
+    jobs = [Job(np.ones(3), i, ("a", i)) for i in range(6)]
+    with executor(2) as task_map:
+        assert task_map(cold_then_cheap, jobs) == [(i, os.getpid()) for i in range(6)]
+        assert task_map.description.startswith("serially in this process")
+
+
 def test_items_that_use_every_core_here_run_serially_however_long(monkeypatch) -> None:
     # A fit sampling its chains on both cores: its CPU seconds are twice its wall seconds,
     # so two one-core workers would only take twice as long per item.
@@ -235,7 +252,7 @@ def cluster_start():
     lines: list[str] = []
     jobs = [Job(np.ones(1), i, ("w", i)) for i in range(9)]
     with pytest.MonkeyPatch.context() as patch:
-        # 8 items left of 0.1 s or more each save 0.4 s or more on 2 workers.
+        # 7 items left of 0.1 s or more each save 0.35 s or more on 2 workers.
         patch.setattr(execution, "LOCAL_START_SECONDS", 0.2)
         with executor(2, say=lines.append) as task_map:
             results = task_map(where_run, jobs)
@@ -249,12 +266,12 @@ def local_map(cluster_start):
     return cluster_start[0]
 
 
-def test_a_map_that_pays_runs_its_first_item_here_and_the_rest_on_the_cluster(
+def test_a_map_that_pays_runs_two_items_here_and_the_rest_on_the_cluster(
         cluster_start) -> None:
     _, results, lines = cluster_start
     assert [index for index, _ in results] == list(range(9))
     pids = [pid for _, pid in results]
-    assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+    assert pids[:2] == [os.getpid()] * 2 and os.getpid() not in pids[2:]
     assert lines == ["running tasks on a local Dask cluster of 2 worker processes "
                      "(1 thread each)"]
 
