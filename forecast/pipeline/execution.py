@@ -437,15 +437,17 @@ class LazyTaskMap(TaskMap):
         total = len(items)
         self._tick(0, total)
         results: list[Any] = []
+        probed: list[tuple[float, float]] = []
         # The first item pays this process's warm-ups (imports, compiled code that later
         # items reuse here but a fresh worker pays again), so a second confirms with a
         # warm item's cost before the cluster starts.
         for _ in range(min(PROBE_ITEMS, total)):
             seconds, cores = self._timed(fn, items[len(results)], results)
+            probed.append((seconds, cores))
             self._tick(len(results), total)
             remaining = seconds * (total - len(results))
             if not cluster_pays(remaining, workers, cores_used=cores):
-                return self._serially(fn, items, results, seconds, cores)
+                return self._serially(fn, items, results, probed)
         if len(results) == total:
             return results
         return results + self.started().run_chunks(fn, items[len(results):],
@@ -461,10 +463,13 @@ class LazyTaskMap(TaskMap):
         return seconds, (cpu_seconds() - cpu_began) / max(seconds, 1e-9)
 
     def _serially(self, fn: Callable[[Any], Any], items: list[Any], results: list[Any],
-                  seconds: float, cores: float) -> list[Any]:
-        """Run the items after ``results`` here, saying why."""
-        self._tell(f"serially in this process: {len(items)} tasks of about {seconds:.2g} s "
-                   f"on {max(cores, 1.0):.1f} cores would save less on "
+                  probed: list[tuple[float, float]]) -> list[Any]:
+        """Run the items after ``results`` here, saying why (``probed``: the wall seconds
+        and cores of each item timed here)."""
+        timed = " and ".join(f"{seconds:.2g} s on {max(cores, 1.0):.1f} cores"
+                             for seconds, cores in probed)
+        self._tell(f"serially in this process: {len(items)} tasks; after the first "
+                   f"{len(probed)} here ({timed}) the rest would save less on "
                    f"{self._fallback_workers} one-core workers than their start-up "
                    f"(~{LOCAL_START_SECONDS:.0f} s)")
         for item in items[len(results):]:

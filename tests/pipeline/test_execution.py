@@ -6,6 +6,7 @@ serial path."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -196,7 +197,8 @@ def test_a_small_map_runs_serially_without_starting_the_cluster(monkeypatch) -> 
     with executor(2, on_task=lambda d, n: ticks.append((d, n)), say=lines.append) as task_map:
         assert "when the work pays for its start-up" in task_map.description
         assert task_map(weigh, jobs) == [weigh(job) for job in jobs]
-        assert task_map.description.startswith("serially in this process: 6 tasks of about")
+        assert task_map.description.startswith("serially in this process: 6 tasks; after the "
+                                                "first 1 here (")
         assert task_map(weigh, []) == []
     assert ticks == [(done, 6) for done in range(7)] + [(0, 0)]
     assert len(lines) == 1
@@ -217,7 +219,9 @@ def test_a_cold_first_item_does_not_start_the_cluster_when_a_warm_one_is_cheap(
     jobs = [Job(np.ones(3), i, ("a", i)) for i in range(6)]
     with executor(2) as task_map:
         assert task_map(cold_then_cheap, jobs) == [(i, os.getpid()) for i in range(6)]
-        assert task_map.description.startswith("serially in this process")
+        # Both timed items are named, the cold one first.
+        assert re.search(r"after the first 2 here \(0\.3\d* s on .* and [0-9.e-]+ s on",
+                         task_map.description), task_map.description
 
 
 def test_items_that_use_every_core_here_run_serially_however_long(monkeypatch) -> None:
