@@ -72,7 +72,23 @@ def run_scenario(
 
     scenario, dataset, bundle = load_run(name, root=root, fit_id=fit_id, data_dir=data_dir,
                                          progress=progress, paths=(draws, horizon))
-    return simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon)
+    result = simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon)
+    result.meta["skill_gaps"] = published_skill_gaps()
+    return result
+
+
+def published_skill_gaps() -> list[dict[str, Any]]:
+    """Where this code's structural models lost to a naive baseline in the backtests
+    published beside the shipped fit (:func:`forecast.evaluation.skill.skill_gaps`), as
+    JSON-ready records with a ``line`` for readers; empty without published backtests."""
+    from dataclasses import asdict
+
+    from forecast.evaluation.skill import STRUCTURAL, skill_gaps
+    from forecast.store.shipped import published_backtests
+
+    return [{**asdict(gap), "line": gap.line()}
+            for name, report in published_backtests().items() if name in STRUCTURAL
+            for gap in skill_gaps(name, report)]
 
 
 def load_run(

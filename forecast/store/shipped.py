@@ -217,6 +217,29 @@ def _write_model(fitted: Any, target: Path, keep: int) -> dict[str, Any]:
 BACKTESTS = "backtests"
 
 
+def published_backtests() -> dict[str, dict[str, Any]]:
+    """The backtests published beside the shipped fit that score this code's models (each
+    file's ``model_versions`` equal to :func:`model_versions`'s for its models), by name.
+
+    A backtest of another model version, or a file that is not a JSON object, is left out:
+    the backtests only annotate a forecast.
+    """
+    directory = shipped_dir()
+    if directory is None:
+        return {}
+    current, found = model_versions(), {}
+    for path in sorted((directory / BACKTESTS).glob("*.json")):
+        try:
+            report = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        versions = report.get("model_versions") if isinstance(report, dict) else None
+        if isinstance(versions, dict) and versions and all(
+                current.get(name) == version for name, version in versions.items()):
+            found[path.stem] = report
+    return found
+
+
 def write_shipped(bundle: Any, target: Path | None = None, keep: int = KEEP_SAMPLES) -> Path:
     """Reduce a stored, published fit into the shipped fit's directory, replacing it.
 

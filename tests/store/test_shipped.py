@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -160,3 +161,45 @@ def test_the_shipped_fit_serves_a_store_without_fits_and_fits_list_shows_it(
     listing = capsys.readouterr().out
     assert header["fit_id"] in listing and "shipped" in listing
     assert not (store / "fits").exists() or not any((store / "fits").iterdir())
+
+
+def test_only_backtests_of_this_codes_model_versions_annotate_a_forecast(tmp_path,
+                                                                         monkeypatch) -> None:
+    target = tmp_path / "fit"
+    (target / shipped.BACKTESTS).mkdir(parents=True)
+    shutil.copy(shipped.shipped_dir() / integrity.HEADER_FILE, target)
+    versions = shipped.model_versions()
+    files = {"current": {"model_versions": {"spend": versions["spend"]}, "models": []},
+             "older": {"model_versions": {"spend": versions["spend"] + "-old"}},
+             "unversioned": {"models": []}}
+    for name, report in files.items():
+        (target / shipped.BACKTESTS / f"{name}.json").write_text(json.dumps(report))
+    (target / shipped.BACKTESTS / "damaged.json").write_text("{not json")
+    monkeypatch.setenv(shipped.SHIPPED_ENV, str(target))
+    assert list(shipped.published_backtests()) == ["current"]
+    monkeypatch.setenv(shipped.SHIPPED_ENV, "off")
+    assert shipped.published_backtests() == {}
+
+
+def test_a_forecast_says_where_the_published_backtests_found_a_baseline_better(
+        shipped_copy, tmp_path, capsys) -> None:
+    backtests = shipped_copy / shipped.BACKTESTS
+    share = json.loads((backtests / "share.json").read_text())
+    for model in share["models"]:  # the model scores worse than constant shares
+        model["pooled"]["crps"] = {"spend_model": 0.3, "constant_share": 0.2}.get(
+            model["model"], 9.0)
+    (backtests / "share.json").write_text(json.dumps(share))
+    code, out, _ = _forecast(capsys, "--artifacts", str(tmp_path / "store"))
+    assert code == 0
+    assert "naive baseline beat the model" in out
+    assert "spend_model CRPS 0.300 vs constant_share 0.200" in out
+    code, out, _ = _forecast(capsys, "--artifacts", str(tmp_path / "store"), "--format", "json")
+    gaps = json.loads(out)["meta"]["skill_gaps"]
+    assert {"backtest": "share", "baseline": "constant_share", "model_score": 0.3}.items() \
+        <= next(g for g in gaps if g["backtest"] == "share").items()
+    # Once the model wins, the forecast says nothing of that backtest.
+    for model in share["models"]:
+        model["pooled"]["crps"] = 0.1 if model["model"] == "spend_model" else 0.2
+    (backtests / "share.json").write_text(json.dumps(share))
+    code, out, _ = _forecast(capsys, "--artifacts", str(tmp_path / "store"))
+    assert "share backtest" not in out

@@ -7,7 +7,8 @@ from a stored fit never loads SciPy, Matplotlib or PyMC.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -157,4 +158,16 @@ def forecast_text(results: Sequence[Forecast], fmt: str = "table",
         return csv.removesuffix("\n")
     return "\n".join([f"scenario {result.scenario}, fit {result.fit_id}, {result.draws} draws, "
                       f"seed {result.seed}, data to {result.meta['data_end']}",
-                      headline_text(result), "", theses_text(result)])
+                      headline_text(result), "", theses_text(result),
+                      *skill_text(result.meta.get("skill_gaps", []))])
+
+
+def skill_text(gaps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Lines saying where the published backtests found a naive baseline better than the
+    structural model whose paths the forecast publishes (none when there is no such gap)."""
+    if not gaps:
+        return []
+    return ["", "out of sample, a naive baseline beat the model in the published backtests "
+            "(1-4 quarters ahead; docs/results.md); this forecast publishes the model's "
+            "paths, not a stack with the baseline:",
+            *(f"  {gap['line']}" for gap in gaps)]

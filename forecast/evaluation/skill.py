@@ -1,0 +1,104 @@
+"""Where a structural model loses to a naive baseline out of sample, read from a backtest's
+JSON (what ``python cli.py backtest NAME --format json`` prints).
+
+A forecast publishes the structural models' paths; an analyst should see, beside them,
+which of its parts lost to a naive forecaster in the published backtests. Only forecasters
+scored on the same cells compare: a baseline whose count of scored cells differs from the
+structural model's (ETS and UC skip origins with too short a history) is not weighed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: Each backtest's structural model (the forecaster whose paths ``forecast`` publishes).
+STRUCTURAL = {"price": "bayesian", "spend": "spend_model", "share": "spend_model"}
+#: What each backtest scores, for a reader.
+TARGETS = {"price": "rental prices",
+           "spend": "vendor revenue",
+           "share": "rivals' revenue over NVIDIA's (log ratio)"}
+
+
+@dataclass(frozen=True)
+class SkillGap:
+    """The structural model of ``backtest`` scored worse than ``baseline`` on ``series``
+    (``pooled``: every scored cell), lower scores being better."""
+
+    backtest: str
+    series: str
+    model: str
+    baseline: str
+    metric: str
+    model_score: float
+    baseline_score: float
+    n: int
+
+    def line(self) -> str:
+        """One line for a reader."""
+        where = TARGETS.get(self.backtest, self.backtest)
+        what = where if self.series == "pooled" else f"{where}, {self.series}"
+        return (f"{self.backtest} backtest ({what}): {self.model} {self.metric} "
+                f"{self.model_score:.3f} vs {self.baseline} {self.baseline_score:.3f} "
+                f"over {self.n} forecasts")
+
+
+def is_baseline(name: str, structural: str) -> bool:
+    """A naive forecaster: neither the structural model, a variant of it nor a stack with it."""
+    return structural not in name
+
+
+def skill_gaps(name: str, report: Mapping[str, Any]) -> list[SkillGap]:
+    """Where backtest ``name``'s structural model loses to its best baseline: pooled over
+    every cell, per price class (list, market) and per series where the report has them.
+
+    Parameters
+    ----------
+    name
+        A key of :data:`STRUCTURAL`.
+    report
+        The backtest's JSON: ``models`` (each with ``pooled`` scores), optionally
+        ``by_price_class`` (label -> its own ``models``) and, for series, ``summary`` rows
+        with ``series``, ``horizon`` ``"all"`` and ``crps_log``.
+    """
+    structural = STRUCTURAL[name]
+    pooled = {m["model"]: m["pooled"] for m in report.get("models", [])}
+    gaps = []
+    if structural in pooled:
+        gap = _gap(name, "pooled", structural, pooled, ("log_crps", "crps"))
+        gaps += [gap] if gap else []
+    for label, part in report.get("by_price_class", {}).items():
+        scores = {m["model"]: m["pooled"] for m in part.get("models", [])}
+        if structural in scores:
+            gap = _gap(name, f"{label} prices", structural, scores, ("log_crps", "crps"))
+            gaps += [gap] if gap else []
+    by_series: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in report.get("summary", []):
+        if "series" in row and str(row.get("horizon")) == "all":
+            by_series.setdefault(row["series"], {})[row["model"]] = row
+    for series, rows in sorted(by_series.items()):
+        if structural in rows:
+            gap = _gap(name, series, structural, rows, ("crps_log",))
+            gaps += [gap] if gap else []
+    return gaps
+
+
+def _gap(name: str, series: str, structural: str, scores: Mapping[str, Mapping[str, Any]],
+         metrics: tuple[str, ...]) -> SkillGap | None:
+    """The gap to the best same-cells baseline on the first metric the model has, if any."""
+    own = scores[structural]
+    metric = next((m for m in metrics if own.get(m) is not None), None)
+    if metric is None:
+        return None
+    rivals = {model: float(row[metric]) for model, row in scores.items()
+              if is_baseline(model, structural) and row.get(metric) is not None
+              and row.get("n") == own.get("n")}
+    if not rivals:
+        return None
+    best = min(rivals, key=rivals.__getitem__)
+    if rivals[best] >= float(own[metric]):
+        return None
+    label = "log CRPS" if metric in ("log_crps", "crps_log") else "CRPS"
+    return SkillGap(name, series, structural, best, label, float(own[metric]), rivals[best],
+                    int(own["n"]))

@@ -1,0 +1,48 @@
+"""Where a structural model loses to a naive baseline, read from a backtest's JSON."""
+
+from __future__ import annotations
+
+from forecast.evaluation.skill import skill_gaps
+
+
+def pooled(model: str, n: int, log_crps: float | None, crps: float = 1.0) -> dict:
+    return {"model": model, "pooled": {"n": n, "log_crps": log_crps, "crps": crps}}
+
+
+def test_a_loss_to_the_best_same_cells_baseline_is_reported_and_a_win_is_not() -> None:
+    report = {"models": [pooled("spend_model", 52, 0.14), pooled("rw_drift", 52, 0.16),
+                         # Fewer cells: not comparable, however low its score.
+                         pooled("ets", 28, 0.01),
+                         # A stack and a variant of the model are not baselines.
+                         pooled("stack (spend_model + rw_drift)", 52, 0.10),
+                         pooled("spend_model (unbounded)", 52, 0.12)],
+              "summary": [
+                  {"series": "amd", "model": "spend_model", "horizon": "all", "n": 16,
+                   "crps_log": 0.22},
+                  {"series": "amd", "model": "rw_drift", "horizon": "all", "n": 16,
+                   "crps_log": 0.12},
+                  {"series": "amd", "model": "constant", "horizon": "all", "n": 16,
+                   "crps_log": 0.18},
+                  # One horizon's row is not the series' score.
+                  {"series": "nvidia", "model": "rw_drift", "horizon": "1", "n": 4,
+                   "crps_log": 0.01},
+                  {"series": "nvidia", "model": "spend_model", "horizon": "all", "n": 16,
+                   "crps_log": 0.07},
+                  {"series": "nvidia", "model": "rw_drift", "horizon": "all", "n": 16,
+                   "crps_log": 0.10}]}
+    gaps = skill_gaps("spend", report)
+    assert [(g.series, g.baseline, g.model_score, g.baseline_score, g.n) for g in gaps] == [
+        ("amd", "rw_drift", 0.22, 0.12, 16)]
+    assert "spend_model log CRPS 0.220 vs rw_drift 0.120 over 16 forecasts" in gaps[0].line()
+
+
+def test_without_a_log_score_the_crps_decides_and_price_classes_count_apart() -> None:
+    share = {"models": [pooled("spend_model", 32, None, 0.222),
+                        pooled("constant_share", 32, None, 0.195)]}
+    [gap] = skill_gaps("share", share)
+    assert (gap.series, gap.metric, gap.baseline) == ("pooled", "CRPS", "constant_share")
+    price = {"models": [pooled("bayesian", 40, 0.10), pooled("random walk", 40, 0.14)],
+             "by_price_class": {"list": {"models": [pooled("bayesian", 10, 0.09),
+                                                    pooled("random walk", 10, 0.05)]}}}
+    assert [(g.series, g.baseline_score) for g in skill_gaps("price", price)] == [
+        ("list prices", 0.05)]
