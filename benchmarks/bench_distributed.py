@@ -12,12 +12,13 @@ when its work would not pay for the cluster's start-up) and then serially (``map
 2. A small sweep (``--small-points``, 300 paths), too small for the cluster: the executor
    should fall back to serial and cost no more than the serial run.
 3. The spend backtest (``--origins`` origins, the joint spend model at its default sampler
-   plus the three baselines: ``4 x origins`` tasks), unless ``--skip-backtest``. Each fit
-   compiles the spend model through numba for its data cut in
-   whichever process runs it, then samples; a worker is bound to one core, so its fit
-   samples its two chains on that core, where the serial fit samples them on two. Where the
-   time goes: per task, the wall seconds, and for the Bayesian fits the sampling seconds
-   (the rest of a fit task is building and compiling the model).
+   plus the three baselines: ``4 x origins`` tasks), unless ``--skip-backtest``: the command
+   ``cli.py backtest spend --workers N`` and ``--workers 0``, each in a fresh process as a
+   user runs it, after an untimed warm-up run that fills the on-disk compile caches. A fit
+   compiles the spend model through numba once per process (later fits of the same
+   structure reuse it), so two runs in one process would hand the second a compiled
+   sampler; and a fit samples its chains on every core here, where a worker is bound to
+   one.
 
 The distributed run goes first, so that whatever a first run leaves warm (PyTensor's compile
 cache on disk, the validated-data cache) favours the serial run, not the speed-up. Each
@@ -34,36 +35,26 @@ CPU share, so they can only gain on cores that other sessions leave idle.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from forecast.data.dataset import load_dataset
-from forecast.evaluation.spend_backtest import BAYES, backtest_spend
-from forecast.models.spend.model import SpendModel
 from forecast.pipeline.execution import executor
 from forecast.pipeline.runner import load_run
 from forecast.pipeline.simulate import simulate
 from forecast.pipeline.sweep import point_inputs, point_row, run_sweep
 
 TARGET_SPEEDUP = 1.0
-
-
-class RecordingMap:
-    """A ``map_fn`` keeping every task result (to see where the time went)."""
-
-    def __init__(self, inner: Any):
-        self.inner = inner
-        self.results: list[Any] = []
-
-    def __call__(self, fn: Any, items: Any) -> list[Any]:
-        out = list(self.inner(fn, items))
-        self.results.extend(out)
-        return out
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def cpu_seconds() -> float:
@@ -121,61 +112,62 @@ def row(name: str, serial_s: float, distributed_s: float, where: str,
             f">= {TARGET_SPEEDUP}x {verdict}; {check}"]
 
 
-def spend_backtest(origins: int, map_fn: Any) -> tuple[pd.DataFrame, RecordingMap]:
-    """The spend backtest at the model's default sampler: tidy scores and task results."""
-    default = SpendModel.default_sampler
-    sampler = {"draws": default["draws"], "tune": default["tune"], "chains": 2}
-    recording = RecordingMap(map_fn)
-    tidy, _ = backtest_spend(load_dataset(), origins=origins, sampler=sampler,
-                             map_fn=recording)
-    return tidy, recording
+def cli_backtest(origins: int, workers: int, out: Path) -> tuple[float, float, list[str]]:
+    """``cli.py backtest spend`` in a fresh process, as a user runs it: wall seconds, CPU
+    seconds (the process and its workers) and the lines saying where the tasks ran."""
+    command = [sys.executable, str(ROOT / "cli.py"), "backtest", "spend", "--origins",
+               str(origins), "--format", "json", "--out", str(out), "--workers", str(workers)]
+    cpu, started = children_cpu_seconds(), time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds, cpu = time.perf_counter() - started, children_cpu_seconds() - cpu
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr}")
+    notes = [line.strip() for line in done.stderr.splitlines() if "running tasks" in line]
+    return seconds, cpu, notes
 
 
-def where_time_goes(tidy: pd.DataFrame, recording: RecordingMap) -> str:
-    """Task seconds of the Bayesian fits (sampling, and the rest: build and compile) and of
-    the baselines."""
-    fits = [r for r in recording.results if r.forecaster == BAYES]
-    others = [r for r in recording.results if r.forecaster != BAYES]
-    sampling = sum(float(fit.get("fit_seconds") or 0.0) for fit in tidy.attrs["fits"])
-    total = sum(r.seconds for r in fits)
-    return (f"{len(fits)} Bayesian fit tasks {total:.0f} s (sampling {sampling:.0f} s, "
-            f"build + compile {total - sampling:.0f} s), {len(others)} baseline tasks "
-            f"{sum(r.seconds for r in others):.0f} s")
+def children_cpu_seconds() -> float:
+    """CPU seconds of this process's ended children (and theirs, once reaped)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def backtest_row(origins: int, workers: int) -> list[str]:
-    """Both backtests, with the check of identical scores."""
-    print(f"spend backtest: {origins} origins, default sampler; "
-          f"{workers} workers first, then serial ...", flush=True)
-    (distributed, recorded), parallel_s, (serial, serial_recorded), serial_s, where = \
-        timed_pair(lambda map_fn: spend_backtest(origins, map_fn), workers)
-    print(f"  {workers} workers: {parallel_s:.0f} s wall; "
-          f"{where_time_goes(distributed, recorded)}", flush=True)
-    print(f"  serial: {serial_s:.0f} s wall; {where_time_goes(serial, serial_recorded)}",
-          flush=True)
-    for name, tidy in (("distributed", distributed), ("serial", serial)):
-        for failure in tidy.attrs.get("failures", []):
-            print(f"  {name} failure: {failure}", flush=True)
-    identical = distributed.equals(serial)
-    if not identical:
-        print(differences(serial, distributed), flush=True)
+    """The spend backtest command on ``workers`` and serially, each in a fresh process (so
+    neither reuses the other's in-process compiled sampler), with the check of identical
+    scores."""
+    print(f"spend backtest: {origins} origins, default sampler, `cli.py backtest spend` in a "
+          f"fresh process; --workers {workers} first, then --workers 0 ...", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        # Untimed: the first process to compile the model fills the on-disk compile caches
+        # (PyTensor's C modules) that every later process reads; neither timed run pays it.
+        (Path(tmp) / "warm-up").mkdir()
+        seconds, _, _ = cli_backtest(1, 0, Path(tmp) / "warm-up")
+        print(f"  warm-up (1 origin, serial, untimed): {seconds:.0f} s", flush=True)
+        runs = {}
+        for count in (workers, 0):
+            out = Path(tmp) / str(count)
+            out.mkdir()
+            seconds, cpu, notes = cli_backtest(origins, count, out)
+            for note in notes:
+                print(f"  --workers {count}: {note}", flush=True)
+            print(f"  --workers {count}: {seconds:.0f} s wall, {cpu:.0f} CPU s = "
+                  f"{cpu / seconds:.2f} cores", flush=True)
+            runs[count] = (seconds, notes, json.loads((out / "backtest_spend.json").read_text()))
+    (parallel_s, notes, distributed), (serial_s, _, serial) = runs[workers], runs[0]
+    where = "serial fallback" if notes and "serially" in notes[-1] else "cluster"
+    identical = without_timings(distributed) == without_timings(serial)
     return row(f"spend backtest ({4 * origins} tasks, {origins} fits)", serial_s,
                parallel_s, where, f"scores identical: {identical}")
 
 
-def differences(serial: pd.DataFrame, other: pd.DataFrame) -> str:
-    """Where two backtests' long-form scores differ: rows, and the largest gap per model
-    and cut-off."""
-    keys = ["model", "series", "cutoff", "horizon", "metric"]
-    both = serial.merge(other, on=keys, how="outer", suffixes=("_serial", "_other"),
-                        indicator=True)
-    lines = [f"  rows: serial {len(serial)}, distributed {len(other)}, "
-             f"unmatched {int((both['_merge'] != 'both').sum())}"]
-    gap = (both["value_serial"] - both["value_other"]).abs()
-    worst = both.assign(gap=gap).groupby(["model", "cutoff"])["gap"].max()
-    lines += [f"  {model} @ {cutoff}: largest gap {value:.3g}"
-              for (model, cutoff), value in worst.items() if value > 0]
-    return "\n".join(lines)
+def without_timings(value: Any) -> Any:
+    """A JSON value without the keys that hold seconds (which differ between any runs)."""
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if "seconds" not in k}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
 
 
 def sweep_row(scenario: str, grid: tuple[int, int], seeds: int, paths: int,
