@@ -208,6 +208,11 @@ def test_compare_puts_scenarios_side_by_side(store):
     for metric in ("aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value",
                    "aws_custom_chips_run_rate"):
         assert metric in result.stdout
+    # The published backtests' losses to a baseline are said once, under the comparison.
+    from forecast.pipeline.runner import published_skill_gaps
+
+    for gap in published_skill_gaps():
+        assert result.stdout.count(gap["line"]) == 1
 
 
 def readme_python_blocks() -> list[str]:

@@ -121,6 +121,7 @@ def comparison_text(results: Sequence[Forecast]) -> str:
         "thesis probabilities by scenario",
         "(each P +- its Monte Carlo standard error, which counts the posterior's ESS)",
         thesis_comparison_text(results),
+        *skill_text(results[0].meta.get("skill_gaps", [])),
     ])
 
 
