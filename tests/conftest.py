@@ -92,6 +92,12 @@ def _prior_draws(model: Any, settings: dict[str, Any], cache_key: Any = None,
 def mock_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every fit draws its posterior from its prior: no NUTS, no nutpie compile."""
     monkeypatch.setattr("forecast.models.protocol.run_sampler", _prior_draws)
+    # Every other compile of the fit (pointwise log likelihood, deterministics) in Python
+    # implementations too: a fresh machine would otherwise spend most of a plumbing test
+    # compiling C code for a few hundred prior draws.
+    import pytensor
+
+    monkeypatch.setattr(pytensor.config, "mode", "FAST_COMPILE")
 
 
 @pytest.fixture(scope="session")
