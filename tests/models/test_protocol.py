@@ -32,8 +32,13 @@ def test_every_model_is_a_protocol_model() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_protocol_round_trip(name: str, shipped_store: Path, tmp_path: Path) -> None:
+def test_protocol_round_trip(name: str, shipped_store: Path, tmp_path: Path,
+                            request: pytest.FixtureRequest) -> None:
     scenario = load_scenario("base")
+    if name not in SCENARIO_MODELS:
+        # A round trip is plumbing: prior draws stand in for the posterior (the diffusion
+        # models' recovery tests sample for real).
+        request.getfixturevalue("mock_sampler")
     model = MODELS[name].from_scenario(scenario)
     # A model fitted after others (its ``upstream``; none today) reads their stored fits.
     upstream = find_fit(scenario, shipped_store).models if model.upstream else {}
