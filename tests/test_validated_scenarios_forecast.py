@@ -42,8 +42,10 @@ from forecast.scenarios import DEFAULT_SCENARIOS_DIR, load_scenario
 from forecast.scenarios import loading as scenario_loading
 from forecast.scenarios.supports import input_roles
 
-#: Scenarios whose forecast the property checks (validate-refused ones come on top).
-EXAMPLES = 200
+#: Scenarios whose forecast the property checks (validate-refused ones come on top): the
+#: default tier's, and the validation tier's, which replays them (derandomized) and goes on.
+EXAMPLES = 100
+VALIDATION_EXAMPLES = 400
 #: Paths per forecast: enough for every thesis to have a probability.
 DRAWS = "50"
 BASE = load_scenario("base")
@@ -235,12 +237,14 @@ def read_once(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, name, once)
 
 
+@pytest.mark.parametrize("examples", [
+    EXAMPLES, pytest.param(VALIDATION_EXAMPLES, marks=pytest.mark.validation)])
 def test_every_scenario_validate_accepts_forecasts(shipped_store, scenarios_dir, read_once,
-                                                   capsys):
+                                                   capsys, examples):
     counts = {"accepted": 0, "refused": 0}
     started = time.perf_counter()
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                      HealthCheck.function_scoped_fixture])
     @given(text=scenario_file())
@@ -265,4 +269,4 @@ def test_every_scenario_validate_accepts_forecasts(shipped_store, scenarios_dir,
     seconds = time.perf_counter() - started
     print(f"{counts['accepted']} accepted and forecast, {counts['refused']} refused, "
           f"{seconds:.1f} s")
-    assert counts["accepted"] >= EXAMPLES
+    assert counts["accepted"] >= examples
