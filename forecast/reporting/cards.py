@@ -17,20 +17,23 @@ from typing import Any
 
 import pandas as pd
 
-BLOCK = re.compile(r"<!-- results:(?P<name>[\w-]+) -->\n.*?<!-- /results:(?P=name) -->",
-                   re.S)
 #: Rows of a parameters table: a model's scalar parameters, not its latent states.
 MAX_PARAMETER_ROWS = 40
 
 
-def fill(text: str, blocks: Mapping[str, str]) -> str:
-    """``text`` with every marked block replaced by ``blocks[name]``."""
+def fill(text: str, blocks: Mapping[str, str], prefix: str = "results") -> str:
+    """``text`` with every block marked ``<!-- PREFIX:NAME -->`` replaced by
+    ``blocks[name]``. Another script's blocks carry another prefix (the prior predictive
+    check's, ``prior``), so that neither overwrites the other's."""
+    pattern = re.compile(rf"<!-- {prefix}:(?P<name>[\w-]+) -->\n.*?<!-- /{prefix}:(?P=name) -->",
+                         re.S)
+
     def replace(match: re.Match) -> str:
         name = match.group("name")
         body = blocks.get(name, "(not in the shipped fit)")
-        return f"<!-- results:{name} -->\n{body}\n<!-- /results:{name} -->"
+        return f"<!-- {prefix}:{name} -->\n{body}\n<!-- /{prefix}:{name} -->"
 
-    return BLOCK.sub(replace, text)
+    return pattern.sub(replace, text)
 
 
 def diagnostics_block(header: Mapping[str, Any], model: str) -> str:

@@ -5,13 +5,12 @@ posterior, with and without M6's bounds, beside each bound and published project
 
 writes the table between ``<!-- prior:tam-2030 -->`` markers of ``docs/models/bounds.md`` and
 ``docs/models/figures/bounds_prior_tam_2030.png``. It reads the shipped fit and draws the
-prior (a PyTensor compile of the spend model's forward graph: about a minute), so the
-validation tier, not the default one, checks that the committed card matches it.
+prior (a PyTensor compile of the spend model's forward graph), so the validation tier, not
+the default one, checks that the committed card matches it.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,14 @@ import pandas as pd
 
 from forecast.core.presentation import format_number
 from forecast.evaluation.prior_tails import YearTails, prior_spend, tails_frame, year_tails
+from forecast.reporting.cards import fill
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD = ROOT / "docs" / "models" / "bounds.md"
 FIGURE = ROOT / "docs" / "models" / "figures" / "bounds_prior_tam_2030.png"
-MARKERS = ("<!-- prior:tam-2030 -->", "<!-- /prior:tam-2030 -->")
+#: The card's block: ``<!-- prior:tam-2030 -->`` ... ``<!-- /prior:tam-2030 -->``
+#: (:func:`forecast.reporting.cards.fill` with this prefix).
+PREFIX, BLOCK = "prior", "tam-2030"
 YEAR = 2030
 COLOURS = {"prior": "tab:blue", "scenario": "tab:green", "posterior": "tab:orange"}
 DRAWS = 1000
@@ -37,7 +39,8 @@ LABELS = {"tam": "TAM with the bounds", "tam_unbounded": "TAM without the bounds
 
 
 def compute(draws: int = DRAWS, seed: int = 0) -> dict[str, YearTails]:
-    """Base's 2030 TAM and bounds under the prior and the shipped posterior."""
+    """Base's 2030 TAM under the prior and the shipped posterior, and its bounds (the
+    scenario's draws, the same under both): sources ``prior``, ``scenario``, ``posterior``."""
     from forecast.data.dataset import load_dataset
     from forecast.pipeline.fitting import find_fit
     from forecast.scenarios.loading import load_scenario
@@ -45,8 +48,13 @@ def compute(draws: int = DRAWS, seed: int = 0) -> dict[str, YearTails]:
     scenario, dataset = load_scenario("base"), load_dataset()
     posterior = find_fit(scenario).models["spend"]
     prior = prior_spend(dataset, scenario, draws=draws, seed=seed)
-    return {"prior": year_tails(prior, scenario, YEAR, draws, seed),
-            "posterior": year_tails(posterior, scenario, YEAR, draws, seed)}
+    found = {"prior": year_tails(prior, scenario, YEAR, draws, seed),
+             "posterior": year_tails(posterior, scenario, YEAR, draws, seed)}
+    bounds = {k: v for k, v in found["prior"].values.items() if k.startswith("bound_")}
+    tam = {source: YearTails(YEAR, {k: v for k, v in tails.values.items() if k not in bounds})
+           for source, tails in found.items()}
+    return {"prior": tam["prior"], "scenario": YearTails(YEAR, bounds),
+            "posterior": tam["posterior"]}
 
 
 def projections(estimates: pd.DataFrame) -> pd.DataFrame:
@@ -56,23 +64,12 @@ def projections(estimates: pd.DataFrame) -> pd.DataFrame:
                  "market_definition"]].reset_index(drop=True)
 
 
-def _repeated_bound(source: str, quantity: str) -> bool:
-    """The bounds come from the scenario's inputs, not the fit: one row shows them."""
-    return source != "prior" and quantity.startswith("bound_")
-
-
-def _source(source: str, quantity: str) -> str:
-    return "scenario" if quantity.startswith("bound_") else source
-
-
 def table(tails: dict[str, YearTails]) -> str:
     """The card's markdown table, USD bn a year."""
     frame = tails_frame(tails)
     lines = ["| source | quantity | 10% | median | 90% | 90th/10th |", "|---|---|---|---|---|---|"]
     for row in frame.to_dict("records"):
-        if _repeated_bound(row["source"], row["quantity"]):
-            continue
-        lines.append(f"| {_source(row['source'], row['quantity'])} | {LABELS[row['quantity']]} | "
+        lines.append(f"| {row['source']} | {LABELS[row['quantity']]} | "
                      f"{format_number(row['q10'])} | {format_number(row['q50'])} | "
                      f"{format_number(row['q90'])} | {row['ratio']:.1f} |")
     return "\n".join(lines)
@@ -82,12 +79,11 @@ def figure(tails: dict[str, YearTails], published: pd.DataFrame) -> Any:
     """10-90% bars and medians of each quantity (log scale), published projections as lines."""
     from forecast.reporting.plots import plt
 
-    rows = [(source, name) for source in tails for name in tails[source].values
-            if not _repeated_bound(source, name)]
+    rows = [(source, name) for source in tails for name in tails[source].values]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for y, (source, name) in enumerate(rows):
         q10, q50, q90 = np.quantile(tails[source].values[name], (0.1, 0.5, 0.9))
-        colour = COLOURS[_source(source, name)]
+        colour = COLOURS[source]
         ax.plot([q10, q90], [y, y], color=colour, linewidth=6, alpha=0.5)
         ax.plot([q50], [y], marker="|", color="black", markersize=14)
     for k, row in enumerate(published.to_dict("records")):
@@ -97,8 +93,7 @@ def figure(tails: dict[str, YearTails], published: pd.DataFrame) -> Any:
             ax.axvspan(low, high, color="grey", alpha=0.15, label=label)
         else:
             ax.axvline(low, color="grey", linestyle=("--", ":", "-.")[k % 3], label=label)
-    ax.set_yticks(range(len(rows)), [f"{_source(source, name)}: {LABELS[name]}"
-                                     for source, name in rows])
+    ax.set_yticks(range(len(rows)), [f"{source}: {LABELS[name]}" for source, name in rows])
     ax.set_xscale("log")
     ax.set_xlabel(f"USD bn a year, {YEAR} (base; bars 10-90%, ticks medians)")
     ax.legend(loc="lower right", fontsize=7)
@@ -107,20 +102,13 @@ def figure(tails: dict[str, YearTails], published: pd.DataFrame) -> Any:
     return fig
 
 
-def fill(text: str, block: str) -> str:
-    """``text`` with the block between :data:`MARKERS` replaced by ``block``."""
-    start, end = MARKERS
-    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
-    return pattern.sub(lambda _: f"{start}\n{block}\n{end}", text)
-
-
 def write(card: Path = CARD, figure_path: Path = FIGURE) -> None:
     """Regenerate the card's table and figure."""
     from forecast.data.dataset import load_dataset
     from forecast.reporting.plots import save
 
     tails = compute()
-    card.write_text(fill(card.read_text(), table(tails)))
+    card.write_text(fill(card.read_text(), {BLOCK: table(tails)}, prefix=PREFIX))
     save(figure(tails, projections(load_dataset().market_estimates)), figure_path)
 
 

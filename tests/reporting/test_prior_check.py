@@ -10,9 +10,14 @@ from forecast.reporting import prior_check
 
 
 def test_the_block_between_the_markers_is_replaced_and_nothing_else() -> None:
-    start, end = prior_check.MARKERS
-    text = f"before\n{start}\nold\n{end}\nafter\n"
-    assert prior_check.fill(text, "new") == f"before\n{start}\nnew\n{end}\nafter\n"
+    start, end = (f"<!-- {prior_check.PREFIX}:{prior_check.BLOCK} -->",
+                  f"<!-- /{prior_check.PREFIX}:{prior_check.BLOCK} -->")
+    results = "<!-- results:bounds-2030 -->\nkept\n<!-- /results:bounds-2030 -->"
+    text = f"before\n{start}\nold\n{end}\n{results}\nafter\n"
+    assert prior_check.fill(text, {prior_check.BLOCK: "new"}, prefix=prior_check.PREFIX) == (
+        f"before\n{start}\nnew\n{end}\n{results}\nafter\n")
+    # The results script's own fill leaves the prior block alone.
+    assert f"{start}\nold\n{end}" in prior_check.fill(text, {})
     assert start in prior_check.CARD.read_text() and end in prior_check.CARD.read_text()
 
 
@@ -27,7 +32,8 @@ def test_projections_are_the_sourced_ones_for_2028_or_later() -> None:
 @pytest.mark.validation
 def test_the_committed_card_matches_a_fresh_prior_check() -> None:
     block = prior_check.table(prior_check.compute())
-    start, end = prior_check.MARKERS
+    start, end = (f"<!-- {prior_check.PREFIX}:{prior_check.BLOCK} -->",
+                  f"<!-- /{prior_check.PREFIX}:{prior_check.BLOCK} -->")
     card = prior_check.CARD.read_text()
     committed = card.split(start, 1)[1].split(end, 1)[0].strip()
     assert committed == block, "regenerate with `python -m forecast.reporting.prior_check`"
