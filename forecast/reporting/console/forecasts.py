@@ -169,6 +169,6 @@ def skill_text(gaps: Sequence[Mapping[str, Any]]) -> list[str]:
     if not gaps:
         return []
     return ["", "out of sample, a naive baseline beat the model in the published backtests "
-            "(1-4 quarters ahead; docs/results.md); this forecast publishes the model's "
-            "paths, not a stack with the baseline:",
+            "(docs/results.md); this forecast publishes the model's paths, not a stack with "
+            "the baseline:",
             *(f"  {gap['line']}" for gap in gaps)]
