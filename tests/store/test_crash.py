@@ -107,11 +107,14 @@ def _kill_and_check(root: Path, work: Path, mode: str, points: list[str],
             _assert_sound(root)
 
 
-def test_toy_refits_killed_anywhere_leave_a_sound_store(tmp_path, monkeypatch):
+# The publishing rename, its fsync and each registry connection in the default tier; the
+# same walk with seeded random I/O calls added in the validation tier.
+@pytest.mark.parametrize("random_points", [0, pytest.param(4, marks=pytest.mark.validation)])
+def test_toy_refits_killed_anywhere_leave_a_sound_store(tmp_path, monkeypatch, random_points):
     root, work, env = tmp_path / "artifacts", tmp_path / "work", _env(tmp_path)
     log = _io_log(_run(root, work, "toy", "0", env))
     assert log.count("os.replace") == 1 and log.count("Registry._connect") >= 3
-    points = [str(k) for k in _kill_points(log, seed=20260131, random_points=4)]
+    points = [str(k) for k in _kill_points(log, seed=20260131, random_points=random_points)]
     _kill_and_check(root, work, "toy", [*points, "transaction"], env)
     # A clean-up killed in its turn is finished by the next one.
     assert _run(root, work, "toy", str(log.index("os.replace") + 1), env).returncode == KILLED
