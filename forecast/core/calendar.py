@@ -10,7 +10,6 @@ continue in their own numbering. Thesis periods are a year (``"2030"``), a quart
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 import pandas as pd
 
@@ -87,11 +86,6 @@ def quarters_from(start: str, count: int) -> list[str]:
     return quarter_labels(first, first + count - 1)
 
 
-def quarters_between(first: str, last: str) -> int:
-    """Quarters from ``first`` to ``last`` (``last - first`` in quarter indices)."""
-    return quarter_index(last) - quarter_index(first)
-
-
 def parse_period(text: str) -> tuple[str, int, int]:
     """Parse a thesis period into its kind and inclusive quarter-index bounds.
 
@@ -161,9 +155,3 @@ def next_fiscal_labels(label: str, n: int) -> list[str]:
     return labels
 
 
-def complete_years(labels: Sequence[str]) -> list[int]:
-    """Calendar years all four of whose quarters are among ``labels``, in order."""
-    present = set(labels)
-    years = sorted({year_of(label) for label in labels})
-    return [year for year in years
-            if all(f"{year}Q{q}" in present for q in range(1, 5))]

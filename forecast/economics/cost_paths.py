@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,8 +62,6 @@ from forecast.economics.pricing import (
     sample_unit_prices,
 )
 from forecast.economics.roadmap import (
-    SHIPPED_PRICE_EROSION,
-    SHIPPED_ROADMAP,
     ChipColumns,
     GenerationLike,
     add_generations,
@@ -76,9 +74,6 @@ __all__ = [
     "COST_BASIS",
     "DEFAULT_MC_DRAWS",
     "DEFAULT_POINT_SPREAD",
-    "SHIPPED_PRICE_EROSION",
-    "SHIPPED_ROADMAP",
-    "UNWIRED_CHIP_PRICES",
     "PricingRule",
     "chip_capex",
     "custom_silicon_groups",
@@ -95,16 +90,6 @@ __all__ = [
     "scenario_costs",
     "share_vendors",
 ]
-
-
-#: The ``[chip_prices]`` table of the shipped scenarios, for callers that do not pass their
-#: scenario's table yet (``forecast.pipeline.simulate``); remove once every caller passes it.
-#: It cannot be read from the scenario here: models import this module, and models never read
-#: scenario files. A test holds it equal to ``scenarios/base.toml``.
-UNWIRED_CHIP_PRICES: Final = {
-    "Trainium2": "trainium2_price_usd_per_chip_hour",
-    "Trainium3": "trainium3_price_usd_per_chip_hour",
-}
 
 
 def launch_prices(chip_prices: Mapping[str, str], inputs: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -133,8 +118,9 @@ def launch_prices(chip_prices: Mapping[str, str], inputs: pd.DataFrame) -> dict[
     return {chip: inputs[name].to_numpy(float) for chip, name in chip_prices.items()}
 
 
-def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequence[str],
-                        **options: Any) -> xr.DataArray:
+def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequence[str], *,
+                        chip_prices: Mapping[str, str], roadmap: Iterable[GenerationLike],
+                        price_erosion: Mapping[str, str], **options: Any) -> xr.DataArray:
     """Cost per effective PFLOP-hour paths per vendor group under scenario input draws.
 
     The ``vendor_cost`` of :func:`scenario_costs`; ``options`` are its keyword arguments
@@ -154,9 +140,7 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
     point_spread, seed
         Of the unit-price draws whose medians are the capex.
     chip_prices
-        The scenario's ``[chip_prices]`` table (``Scenario.chip_prices``). None stands for
-        :data:`UNWIRED_CHIP_PRICES` (the shipped scenarios' table) until every caller passes
-        its own.
+        The scenario's ``[chip_prices]`` table (``Scenario.chip_prices``).
     ramp_quarters
         Quarters a new chip takes to ramp (:func:`~forecast.economics.offers.best_offer`): the
         scenario's ``new_chip_ramp_quarters`` setting
@@ -164,9 +148,8 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
         :data:`~forecast.economics.offers.DEFAULT_RAMP_QUARTERS` is for callers without one.
     roadmap, price_erosion
         The scenario's ``[roadmap]`` generations and ``[price_erosion]`` table
-        (``Scenario.roadmap``, ``Scenario.price_erosion``). None stands for
-        :data:`SHIPPED_ROADMAP` and :data:`SHIPPED_PRICE_EROSION` until every caller passes
-        its own.
+        (``Scenario.roadmap``, ``Scenario.price_erosion``); ``**scenario.cost_tables()``
+        passes the three tables.
     vendors
         The vendor axis (default: the spend model's groups, :func:`share_vendors`).
 
@@ -180,21 +163,23 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
     ForecastError
         As :func:`scenario_costs`.
     """
-    return scenario_costs(dataset, inputs, quarters,
-                          **options)["vendor_cost"].rename("cost_per_pflop_hour")
+    costs = scenario_costs(dataset, inputs, quarters, chip_prices=chip_prices, roadmap=roadmap,
+                           price_erosion=price_erosion, **options)
+    return costs["vendor_cost"].rename("cost_per_pflop_hour")
 
 
 def scenario_costs(
     dataset: Dataset,
     inputs: pd.DataFrame,
     quarters: Sequence[str],
+    *,
+    chip_prices: Mapping[str, str],
+    roadmap: Iterable[GenerationLike],
+    price_erosion: Mapping[str, str],
     price_year: int | None = None,
     point_spread: float = DEFAULT_POINT_SPREAD,
     seed: int = 0,
-    chip_prices: Mapping[str, str] | None = None,
     ramp_quarters: int = DEFAULT_RAMP_QUARTERS,
-    roadmap: Iterable[GenerationLike] | None = None,
-    price_erosion: Mapping[str, str] | None = None,
     vendors: Sequence[str] | None = None,
     chips: Sequence[str] = (),
     unit_costs: Mapping[str, np.ndarray] | None = None,
@@ -227,7 +212,7 @@ def scenario_costs(
         unpriced, or of another vendor group).
     """
     vendors = share_vendors(dataset) if vendors is None else tuple(vendors)
-    erosion = SHIPPED_PRICE_EROSION if price_erosion is None else dict(price_erosion)
+    erosion = dict(price_erosion)
     unsaid = [v for v in vendors if v not in erosion]
     if unsaid:
         raise ForecastError(f"the scenario's [price_erosion] has no input for {unsaid}: a "
@@ -264,11 +249,12 @@ def scenario_costs(
 def scenario_chips(
     dataset: Dataset,
     inputs: pd.DataFrame,
+    *,
+    chip_prices: Mapping[str, str],
+    roadmap: Iterable[GenerationLike],
     price_year: int | None = None,
     point_spread: float = DEFAULT_POINT_SPREAD,
     seed: int = 0,
-    chip_prices: Mapping[str, str] | None = None,
-    roadmap: Iterable[GenerationLike] | None = None,
     vendors: Sequence[str] | None = None,
 ) -> xr.Dataset:
     """Every chip the cost paths weigh, per draw: the catalogue's and the roadmaps'.
@@ -290,7 +276,7 @@ def scenario_chips(
     columns, _ = _columns(dataset, inputs, _Basis(price_year, point_spread, seed), chip_prices,
                           roadmap, vendors, [])
     capex, tflops, release, tdp = columns.matrices()
-    generations = {g.name for g in (SHIPPED_ROADMAP if roadmap is None else roadmap)}
+    generations = {g.name for g in roadmap}
     dims = ("draw", "chip")
     return xr.Dataset(
         {"capex": (dims, capex, {"unit": "USD per chip"}),
@@ -355,16 +341,15 @@ def _unit_costs(inputs: pd.DataFrame, given: Mapping[str, np.ndarray] | None
 
 
 def _columns(dataset: Dataset, inputs: pd.DataFrame, basis: _Basis,
-             chip_prices: Mapping[str, str] | None, roadmap: Iterable[GenerationLike] | None,
+             chip_prices: Mapping[str, str], roadmap: Iterable[GenerationLike],
              vendors: Sequence[str], also: Sequence[str],
              unit_costs: Mapping[str, np.ndarray] | None = None
              ) -> tuple[ChipColumns, dict[str, np.ndarray]]:
     """The chip columns of ``vendors`` (a chip of ``unit_costs`` at those draws of its unit
     cost) and the input draws they and ``also`` read."""
-    generations = list(SHIPPED_ROADMAP if roadmap is None else roadmap)
+    generations = list(roadmap)
     specs = chip_specs(dataset, vendors)
-    table = UNWIRED_CHIP_PRICES if chip_prices is None else chip_prices
-    priced = _covered_chip_prices(table, dataset, specs)
+    priced = _covered_chip_prices(chip_prices, dataset, specs)
     needed = list(dict.fromkeys([*also, *priced.values(),
                                  *roadmap_inputs(generations, vendors)]))
     missing = [n for n in needed if n not in inputs.columns]

@@ -9,24 +9,21 @@ assumption: no announcement gives the power of every part). The scenario's
 ``[price_erosion]`` names per vendor group the input of the yearly fall of its chips' prices.
 
 This module cannot read a scenario (models import the cost paths, and models never read
-scenario files), so callers pass the two tables; :data:`SHIPPED_ROADMAP` and
-:data:`SHIPPED_PRICE_EROSION` stand for the shipped scenarios' tables for callers that do not
-pass them yet (``forecast.pipeline.simulate``). A test holds them equal to every shipped
-scenario's.
+scenario files), so callers pass the two tables (``Scenario.cost_tables``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from forecast.core.errors import ForecastError
 
-__all__ = ["SHIPPED_PRICE_EROSION", "SHIPPED_ROADMAP", "ChipColumns", "RoadmapChip",
-           "add_generations", "eroded_capex", "roadmap_inputs"]
+__all__ = ["ChipColumns", "GenerationLike", "add_generations", "eroded_capex",
+           "roadmap_inputs"]
 
 
 class GenerationLike(Protocol):
@@ -38,64 +35,6 @@ class GenerationLike(Protocol):
     launch: str
     performance: str
     price: str
-
-
-@dataclass(frozen=True)
-class RoadmapChip:
-    """A generation as the cost paths read it: vendor, name, predecessor and its inputs."""
-
-    vendor: str
-    name: str
-    after: str
-    launch: str
-    performance: str
-    price: str
-
-
-#: The ``[roadmap]`` of the shipped scenarios (``scenarios/base.toml``; bull and bear inherit
-#: it), predecessors first. Remove once every caller passes its scenario's ``roadmap``.
-SHIPPED_ROADMAP: Final = (
-    RoadmapChip("nvidia", "Rubin", "GB300 (Blackwell Ultra, per GPU)",
-                "nvidia_next_launch_quarter", "nvidia_next_fp8_multiplier",
-                "nvidia_next_price_ratio"),
-    RoadmapChip("nvidia", "Rubin Ultra", "Rubin", "nvidia_rubin_ultra_launch_quarter",
-                "nvidia_rubin_ultra_fp8_multiplier", "nvidia_rubin_ultra_price_ratio"),
-    RoadmapChip("nvidia", "Feynman", "Rubin Ultra", "nvidia_feynman_launch_quarter",
-                "nvidia_feynman_fp8_multiplier", "nvidia_feynman_price_ratio"),
-    RoadmapChip("nvidia", "Feynman successor", "Feynman", "nvidia_feynman_next_launch_quarter",
-                "nvidia_feynman_next_fp8_multiplier", "nvidia_feynman_next_price_ratio"),
-    RoadmapChip("amd", "Instinct MI450", "Instinct MI355X", "amd_mi450_launch_quarter",
-                "amd_mi450_fp8_multiplier", "amd_mi450_price_ratio"),
-    RoadmapChip("amd", "Instinct MI500", "Instinct MI450", "amd_mi500_launch_quarter",
-                "amd_mi500_fp8_multiplier", "amd_mi500_price_ratio"),
-    RoadmapChip("amd", "Instinct MI500 successor", "Instinct MI500",
-                "amd_mi500_next_launch_quarter", "amd_mi500_next_fp8_multiplier",
-                "amd_mi500_next_price_ratio"),
-    RoadmapChip("google", "TPU v7 successor", "TPU v7 (Ironwood)",
-                "google_tpu_next_launch_quarter", "google_tpu_next_fp8_multiplier",
-                "google_tpu_next_price_ratio"),
-    RoadmapChip("google", "TPU after next", "TPU v7 successor",
-                "google_tpu_after_next_launch_quarter", "google_tpu_after_next_fp8_multiplier",
-                "google_tpu_after_next_price_ratio"),
-    RoadmapChip("aws", "Trainium4", "Trainium3", "trainium4_launch_quarter",
-                "trainium4_fp8_multiplier", "trainium4_price_ratio"),
-    RoadmapChip("aws", "Trainium5", "Trainium4", "trainium5_launch_quarter",
-                "trainium5_fp8_multiplier", "trainium5_price_ratio"),
-    RoadmapChip("other", "Crescent Island", "Gaudi3", "intel_next_launch_quarter",
-                "intel_next_fp8_multiplier", "intel_next_price_ratio"),
-    RoadmapChip("other", "Jaguar Shores", "Gaudi3", "intel_jaguar_shores_launch_quarter",
-                "intel_jaguar_shores_fp8_multiplier", "intel_jaguar_shores_price_ratio"),
-    RoadmapChip("other", "Maia 200", "Maia 100", "maia200_launch_quarter",
-                "maia200_fp8_multiplier", "maia200_price_ratio"),
-)
-#: The ``[price_erosion]`` of the shipped scenarios; remove with :data:`SHIPPED_ROADMAP`.
-SHIPPED_PRICE_EROSION: Final = {
-    "nvidia": "nvidia_price_response",
-    "amd": "amd_price_erosion",
-    "google": "google_price_erosion",
-    "aws": "aws_price_erosion",
-    "other": "other_price_erosion",
-}
 
 
 @dataclass

@@ -114,10 +114,8 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     # One unit cost per chip: the cost paths price AWS's chips at the posterior draws behind
     # each path's fleet.
     unit_costs = spend_model.unit_costs(spend_model.sample_index(draws, seed))
-    costs = scenario_costs(dataset, inputs, quarters, seed=seed,
-                           chip_prices=scenario.chip_prices,
+    costs = scenario_costs(dataset, inputs, quarters, seed=seed, **scenario.cost_tables(),
                            ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
-                           roadmap=scenario.roadmap, price_erosion=scenario.price_erosion,
                            vendors=VENDORS, chips=PRICED_CHIPS, unit_costs=unit_costs)
     bounds = bound_paths({name: _column(inputs, name) for names in BOUND_INPUTS.values()
                           for name in names}, quarter_years(quarters))

@@ -243,21 +243,11 @@ class Scenario:
                  for name, setting in self.settings.items()]
         return pd.DataFrame(rows, columns=["kind", "name", "summary", "unit", "rationale"])
 
-    def roadmap_table(self) -> pd.DataFrame:
-        """One row per roadmap generation, with its vendor's price-erosion input.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Columns ``vendor``, ``generation``, ``after``, ``launch``, ``performance``,
-            ``price`` (input names), ``price_erosion`` (the vendor's input), ``announced``
-            (ISO date) and ``source``, predecessors first.
-        """
-        columns = ["vendor", "generation", "after", "launch", "performance", "price",
-                   "price_erosion", "announced", "source"]
-        rows = [{**g.to_dict(), "generation": g.name,
-                 "price_erosion": self.price_erosion.get(g.vendor)} for g in self.roadmap]
-        return pd.DataFrame(rows, columns=columns)
+    def cost_tables(self) -> dict[str, Any]:
+        """The tables the cost paths read (``chip_prices``, ``roadmap``, ``price_erosion``),
+        as keyword arguments of :func:`forecast.economics.cost_paths.scenario_costs`."""
+        return {"chip_prices": self.chip_prices, "roadmap": self.roadmap,
+                "price_erosion": self.price_erosion}
 
     def to_dict(self) -> dict[str, Any]:
         """The merged scenario as plain JSON-able data (what a fit records)."""

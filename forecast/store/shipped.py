@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from forecast.core import fastio
@@ -303,9 +302,3 @@ def shipped_rows() -> list[dict[str, Any]]:
              "code_version": header.get("code_version")}]
 
 
-def summary_frame(header: Mapping[str, Any]) -> pd.DataFrame:
-    """Draws kept, their effective sample size and the float32 variables of each model."""
-    return pd.DataFrame([{"model": key, "draws_kept": value["draws_kept"],
-                          "min_ess_bulk_kept": value["min_ess_bulk_kept"],
-                          "float32_vars": len(value["float32"])}
-                         for key, value in header.get("kept", {}).items()])

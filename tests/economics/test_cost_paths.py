@@ -10,7 +10,6 @@ from forecast.core.calendar import quarter_index
 from forecast.core.errors import ForecastError
 from forecast.economics.chip_costs import TCO_INPUTS, chip_capex, chip_specs, cost_per_pflop
 from forecast.economics.cost_paths import (
-    UNWIRED_CHIP_PRICES,
     launch_prices,
     scenario_cost_paths,
 )
@@ -24,6 +23,11 @@ UNIT_COSTS = {"Trainium1": "trainium1_unit_cost_usd",
               "Trainium3": "trainium3_unit_cost_usd"}
 
 
+def priced(scenario, chip_prices):
+    """The scenario's cost tables with another ``[chip_prices]``."""
+    return {**scenario.cost_tables(), "chip_prices": chip_prices}
+
+
 @pytest.fixture(scope="module")
 def draws(scenario):
     return scenario.sample(200, seed=5)
@@ -31,7 +35,7 @@ def draws(scenario):
 
 def test_scenario_cost_paths_shape_and_trainium3(dataset, scenario, draws):
     quarters = [str(q) for q in pd.period_range("2025Q4", "2027Q4", freq="Q")]
-    paths = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices)
+    paths = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables())
     assert paths.shape == (200, len(quarters), len(share_vendors(dataset)))
     assert np.isfinite(paths.values).all() and (paths.values > 0).all()
     # Trainium3 (released 2025-12) lowers AWS's median cost once it has ramped.
@@ -39,18 +43,7 @@ def test_scenario_cost_paths_shape_and_trainium3(dataset, scenario, draws):
     assert float(aws.sel(quarter="2026Q3")) < float(aws.sel(quarter="2025Q4"))
     with pytest.raises(ForecastError, match="lack"):
         scenario_cost_paths(dataset, draws.drop(columns=["mfu_aws"]), quarters,
-                            chip_prices=scenario.chip_prices)
-
-
-def test_without_a_table_the_shipped_scenarios_applies(dataset, scenario, draws):
-    from forecast.scenarios import load_scenario
-
-    for name in ("base", "bull", "bear"):
-        assert load_scenario(name).chip_prices == UNWIRED_CHIP_PRICES
-    quarters = ["2026Q1", "2026Q2"]
-    explicit = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices)
-    implicit = scenario_cost_paths(dataset, draws, quarters)
-    np.testing.assert_array_equal(implicit.values, explicit.values)
+                            **scenario.cost_tables())
 
 
 def _aws_offer_by_hand(dataset, draws, capex_of):
@@ -82,8 +75,8 @@ def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario,
 
     # The scenario's draws have the unit-cost inputs: the table moves no vendor's path, and
     # AWS's offer is its cheapest catalogue chip, each Trainium at its unit-cost draw.
-    base = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=scenario.chip_prices)
-    alt = scenario_cost_paths(dataset, doubled, [quarter], chip_prices=table)
+    base = scenario_cost_paths(dataset, doubled, [quarter], **scenario.cost_tables())
+    alt = scenario_cost_paths(dataset, doubled, [quarter], **priced(scenario, table))
     np.testing.assert_array_equal(alt.values, base.values)
     expected, cheapest = _aws_offer_by_hand(
         dataset, doubled,
@@ -96,8 +89,8 @@ def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario,
     # Without them (a scenario that has none), the chips keep their unit prices and the
     # table's input prices Trainium3 relative to Trainium2, the group's first mapped chip.
     bare = doubled.drop(columns=list(UNIT_COSTS.values()))
-    base = scenario_cost_paths(dataset, bare, [quarter], chip_prices=scenario.chip_prices)
-    alt = scenario_cost_paths(dataset, bare, [quarter], chip_prices=table)
+    base = scenario_cost_paths(dataset, bare, [quarter], **scenario.cost_tables())
+    alt = scenario_cost_paths(dataset, bare, [quarter], **priced(scenario, table))
     for vendor in ("nvidia", "amd", "google"):
         np.testing.assert_array_equal(alt.sel(vendor=vendor), base.sel(vendor=vendor))
     t3_capex = float(capex["Trainium2"]) * bare["trainium3_alt"].to_numpy(float) / bare[
@@ -113,12 +106,12 @@ def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario,
 
 def test_chip_prices_outside_the_covered_vendors_are_ignored(dataset, scenario, draws):
     quarters = ["2026Q1"]
-    base = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices)
+    base = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables())
     more = {**scenario.chip_prices, "Maia 100": T2_PRICE}  # Microsoft: not in the share model
-    same = scenario_cost_paths(dataset, draws, quarters, chip_prices=more)
+    same = scenario_cost_paths(dataset, draws, quarters, **priced(scenario, more))
     np.testing.assert_array_equal(same.values, base.values)
     with pytest.raises(ForecastError, match="not in accelerators.csv"):
-        scenario_cost_paths(dataset, draws, quarters, chip_prices={"Trainium 3": T3_PRICE})
+        scenario_cost_paths(dataset, draws, quarters, **priced(scenario, {"Trainium 3": T3_PRICE}))
 
 
 def test_launch_prices_follow_the_table(scenario, draws):
@@ -143,8 +136,7 @@ def test_on_the_five_group_axis_other_holds_the_groups_no_one_names(dataset, sce
     assert specs.loc[["Maia 100", "Gaudi3"], "vendor_group"].tolist() == ["other"] * 2
     assert set(chip_specs(dataset, ["other"])["vendor_group"]) == {"other"}  # no NVIDIA
     assert "Maia 100" not in chip_specs(dataset).index  # the share model's own four groups
-    table = dict(chip_prices=scenario.chip_prices, roadmap=scenario.roadmap,
-                 price_erosion=scenario.price_erosion)
+    table = scenario.cost_tables()
     quarters = ["2026Q1", "2027Q4"]
     wide = scenario_cost_paths(dataset, draws, quarters, vendors=five, **table)
     assert np.isfinite(wide.sel(vendor="other").values).all()
@@ -162,8 +154,7 @@ def test_chip_costs_are_on_the_basis_of_the_vendors_best_offer(dataset, scenario
                            roadmap=scenario.roadmap)
     nvidia = [str(c) for c in chips["chip"].values[chips["vendor"].values == "nvidia"]]
     quarters = ["2025Q3", "2026Q1", "2026Q4", "2028Q2"]
-    table = dict(chip_prices=scenario.chip_prices, roadmap=scenario.roadmap,
-                 price_erosion=scenario.price_erosion)
+    table = scenario.cost_tables()
     flat = scenario_costs(dataset, draws, quarters, ramp_quarters=0,
                           chips=[*nvidia, "Trainium3"], **table)
     own = flat["chip_cost"].sel(chip=nvidia).transpose("draw", "quarter", "chip").values

@@ -105,11 +105,11 @@ def test_cost_paths_with_the_scenarios_ramp(dataset, scenario, zero):
     # simulate passes ramp_quarters=scenario.setting("new_chip_ramp_quarters").
     draws = zero.sample(100, seed=2)
     quarters = ["2025Q4", "2026Q1", "2026Q3"]
-    no_ramp = scenario_cost_paths(dataset, draws, quarters, chip_prices=zero.chip_prices,
+    no_ramp = scenario_cost_paths(dataset, draws, quarters, **zero.cost_tables(),
                                   ramp_quarters=zero.setting("new_chip_ramp_quarters"))
-    shipped = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices,
+    shipped = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables(),
                                   ramp_quarters=scenario.setting("new_chip_ramp_quarters"))
-    default = scenario_cost_paths(dataset, draws, quarters, chip_prices=scenario.chip_prices)
+    default = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables())
     np.testing.assert_array_equal(shipped.values, default.values)
     assert no_ramp.attrs["basis"].endswith("ramp 0 quarters")
     # Trainium3 (2025Q4) counts fully at once without a ramp, and the same once ramped.

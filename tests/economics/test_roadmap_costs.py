@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import namedtuple
 
 import numpy as np
 import pytest
@@ -11,15 +12,14 @@ from forecast.core.calendar import quarter_index, quarter_labels
 from forecast.core.errors import ForecastError
 from forecast.economics.chip_costs import TCO_INPUTS, chip_capex, chip_specs, cost_per_pflop
 from forecast.economics.cost_paths import (
-    SHIPPED_PRICE_EROSION,
-    SHIPPED_ROADMAP,
     frontier_tflops,
     scenario_chips,
     scenario_cost_paths,
 )
-from forecast.economics.roadmap import ChipColumns, RoadmapChip, add_generations, eroded_capex
-from forecast.scenarios import list_scenarios
+from forecast.economics.roadmap import ChipColumns, add_generations, eroded_capex
 
+#: A generation as the cost paths read it (``forecast.economics.roadmap.GenerationLike``).
+Chip = namedtuple("Chip", "vendor name after launch performance price")
 FIVE = ("nvidia", "amd", "google", "aws", "other")
 YEARS = quarter_labels(quarter_index("2026Q1"), quarter_index("2030Q4"))
 
@@ -30,8 +30,7 @@ def draws(scenario):
 
 
 def paths(data, scenario, inputs, quarters=YEARS, **kwargs):
-    table = {"chip_prices": scenario.chip_prices, "roadmap": scenario.roadmap,
-             "price_erosion": scenario.price_erosion, **kwargs}
+    table = {**scenario.cost_tables(), **kwargs}
     return scenario_cost_paths(data, inputs, quarters, **table)
 
 
@@ -145,9 +144,9 @@ def test_a_successor_never_launches_before_its_predecessor():
     columns = ChipColumns()
     ones = np.ones(3)
     columns.add("Old", "v", 10.0 * ones, 100.0 * ones, 8100.0 * ones, 500.0)
-    chain = [RoadmapChip("v", "New", "Old", "l1", "p1", "r1"),
-             RoadmapChip("v", "Newer", "New", "l2", "p2", "r2"),
-             RoadmapChip("w", "Elsewhere", "Nothing", "l1", "p1", "r1")]
+    chain = [Chip("v", "New", "Old", "l1", "p1", "r1"),
+             Chip("v", "Newer", "New", "l2", "p2", "r2"),
+             Chip("w", "Elsewhere", "Nothing", "l1", "p1", "r1")]
     col = {"l1": np.array([8104.0, 8110.0, 8099.0]), "l2": np.array([8106.0, 8108.0, 8100.0]),
            "p1": 2.0 * ones, "p2": 3.0 * ones, "r1": 1.5 * ones, "r2": 1.2 * ones}
     add_generations(columns, chain, ("v",), col)  # vendor w is off the axis: ignored
@@ -160,9 +159,9 @@ def test_a_successor_never_launches_before_its_predecessor():
 
 
 @pytest.mark.parametrize(("chip", "message"), [
-    (RoadmapChip("v", "New", "Missing", "l1", "p1", "r1"), "follows 'Missing', which is"),
-    (RoadmapChip("v", "New", "Theirs", "l1", "p1", "r1"), "a chip of vendor group 'w'"),
-    (RoadmapChip("v", "Old", "Old", "l1", "p1", "r1"), "'Old' is already a chip"),
+    (Chip("v", "New", "Missing", "l1", "p1", "r1"), "follows 'Missing', which is"),
+    (Chip("v", "New", "Theirs", "l1", "p1", "r1"), "a chip of vendor group 'w'"),
+    (Chip("v", "Old", "Old", "l1", "p1", "r1"), "'Old' is already a chip"),
 ])
 def test_unusable_generations_are_refused(chip, message):
     columns = ChipColumns()
@@ -171,19 +170,6 @@ def test_unusable_generations_are_refused(chip, message):
     columns.add("Theirs", "w", ones, ones, 8100.0 * ones, 1.0)
     with pytest.raises(ForecastError, match=message):
         add_generations(columns, [chip], ("v", "w"), {"l1": ones, "p1": ones, "r1": ones})
-
-
-def test_the_shipped_defaults_are_every_shipped_scenarios_tables(five_groups, scenario, draws):
-    """Callers that pass no roadmap (forecast.pipeline.simulate) get the shipped scenarios'."""
-    for shipped in list_scenarios():
-        assert sorted((g.vendor, g.name, g.after, g.launch, g.performance, g.price)
-                      for g in shipped.roadmap) == sorted(
-            (g.vendor, g.name, g.after, g.launch, g.performance, g.price)
-            for g in SHIPPED_ROADMAP), shipped.name
-        assert shipped.price_erosion == SHIPPED_PRICE_EROSION
-    implicit = scenario_cost_paths(five_groups, draws, ["2027Q4"])
-    np.testing.assert_array_equal(implicit.values,
-                                  paths(five_groups, scenario, draws, ["2027Q4"]).values)
 
 
 def test_every_vendor_needs_its_utilisation(five_groups, scenario, draws):

@@ -206,8 +206,10 @@ def test_prior_distributions_are_those_the_prior_builder_knows():
 def test_required_inputs_are_every_input_the_forecast_reads():
     from forecast.economics.bounds import BOUND_INPUTS
     from forecast.economics.chip_costs import TCO_INPUTS, UNIT_COST_INPUTS
-    from forecast.economics.cost_paths import SHIPPED_PRICE_EROSION, SHIPPED_ROADMAP
     from forecast.economics.roadmap import roadmap_inputs
+    from forecast.scenarios import load_scenario
+
+    base = load_scenario("base")
 
     read = set()
     for node in ast.walk(_simulate_tree()):
@@ -225,16 +227,16 @@ def test_required_inputs_are_every_input_the_forecast_reads():
     assert "vendors=VENDORS" in source
     groups = VENDOR_GROUPS
     read |= {f"mfu_{group}" for group in groups}
-    read |= set(TCO_INPUTS) | {SHIPPED_PRICE_EROSION[group] for group in groups}
+    read |= set(TCO_INPUTS) | {base.price_erosion[group] for group in groups}
     # The spend model's unit-cost priors and the cost paths' unit costs.
     read |= set(UNIT_COST_INPUTS.values())
     # The roadmaps' inputs are required through the scenario's own [roadmap] table (checked
     # on loading); the contract keeps the ones every scenario had before roadmaps existed.
-    roadmap = set(roadmap_inputs(SHIPPED_ROADMAP, groups))
-    erosion = {SHIPPED_PRICE_EROSION[group] for group in groups}
+    roadmap = set(roadmap_inputs(base.roadmap, groups))
+    erosion = {base.price_erosion[group] for group in groups}
     assert set(REQUIRED_INPUTS) <= read | roadmap
     assert read - set(REQUIRED_INPUTS) <= erosion
-    assert set(QUARTER_INPUTS) <= {chip.launch for chip in SHIPPED_ROADMAP}
+    assert set(QUARTER_INPUTS) <= {chip.launch for chip in base.roadmap}
     # The list prices' utilisation: the groups of the priced chips (no "other" chip).
     assert re.search(r"for group in \("
                      + r",\s*".join(f'"{g}"' for g in groups[:4]) + r"\)", source)

@@ -35,10 +35,7 @@ def test_roadmap_and_erosion_load_in_predecessor_order(tmp_path: Path) -> None:
         "v", "G1", "q", "a", "b")
     assert first.announced == dt.date(2025, 3, 18)
     assert scenario.price_erosion == {"v": "e"}
-    table = scenario.roadmap_table()
-    assert list(table["generation"]) == ["G2", "G3"]
-    assert list(table["price_erosion"]) == ["e", "e"]
-    assert table.loc[0, "announced"] == "2025-03-18"
+    assert scenario.cost_tables()["roadmap"] == scenario.roadmap
     recorded = scenario.to_dict()
     assert recorded["roadmap"][0]["announced"] == "2025-03-18"
     assert recorded["price_erosion"] == {"v": "e"}

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.core.calendar import quarter_index, quarter_label
+from forecast.core.calendar import quarter_index
 from forecast.core.errors import ForecastError
 from forecast.models.spend.fleet_math import (
     HOURS_PER_QUARTER,
@@ -195,21 +195,6 @@ def cap_utilisation(capacity_revenue: np.ndarray, utilisation: Any, ceiling: Any
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(capacity_revenue > 0, limit / capacity_revenue, np.inf)
     return np.minimum(base, room)
-
-
-def ceiling_breaches(rental_revenue_paths: np.ndarray, ceiling: Any,
-                     tolerance: float = 1e-9) -> int:
-    """Number of (draw, quarter) cells where rental revenue exceeds ``ceiling`` (USD bn per
-    quarter, broadcastable): 0 for paths capped by :func:`cap_utilisation`."""
-    revenue = np.asarray(rental_revenue_paths, dtype=float)
-    limit = np.broadcast_to(np.asarray(ceiling, dtype=float), revenue.shape)
-    return int((revenue > limit * (1.0 + tolerance)).sum())
-
-
-def quarters_after(data_end: str, count: int) -> list[str]:
-    """The ``count`` quarter labels after ``data_end``."""
-    first = quarter_index(data_end) + 1
-    return [quarter_label(first + h) for h in range(count)]
 
 
 def consistency_errors(paths: Mapping[str, np.ndarray], start_fleet: np.ndarray

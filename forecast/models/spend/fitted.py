@@ -302,18 +302,6 @@ class FittedSpend(Fitted):
             "generation": (np.asarray(names, dtype=object), ("generation",), ""),
         }
 
-    def history_samples(self) -> dict[str, np.ndarray]:
-        """Posterior samples (sample, window quarter) of AWS's in-sample quantities."""
-        revenue = self.stacked("rental_revenue")
-        aws = LATENT_GROUPS.index("aws")
-        return {
-            "spend_at_cost": np.exp(self.stacked("log_spend")[:, aws]),
-            "shipments_total": self.stacked("shipments").sum(axis=1),
-            "fleet_total": self.stacked("fleet").sum(axis=1),
-            "rental_revenue": revenue, "rental_run_rate": 4.0 * revenue,
-            "merchant_equivalent_value": self.stacked("merchant_equivalent_value"),
-        }
-
     # ----------------------------------------------------------------- observed series
 
     def series_names(self) -> list[str]:

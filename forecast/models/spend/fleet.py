@@ -39,11 +39,6 @@ AWS_VARS: list[str] = ["useful_life", "effective_price", "price_elasticity", "pr
                        "billed_utilisation", "merchant_price", "merchant_price_decline"]
 
 
-def aws_summary_vars(generations: pd.DataFrame) -> list[str]:
-    """M5's gated parameters over ``generations``."""
-    return [f"unit_cost_{key}" for key in generation_keys(generations)] + AWS_VARS
-
-
 def aws_fleet(data: Mapping[str, pd.DataFrame], window: Sequence[str], log_spend_aws: Any,
               priors: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Shipments, fleet, rental revenue and merchant-equivalent value over the window, and

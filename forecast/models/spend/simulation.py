@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -153,6 +152,3 @@ def hold_last(values: np.ndarray, horizon: int) -> np.ndarray:
     return np.repeat(values[..., -1:], horizon, axis=-1)
 
 
-def per_path(stacked: Any, pick: np.ndarray) -> np.ndarray:
-    """Posterior samples ``stacked`` (sample, ...) at the paths' samples ``pick``."""
-    return np.asarray(stacked)[pick]
