@@ -234,6 +234,72 @@ def origin_label(origin: Any) -> str:
     return str(origin)
 
 
+#: Weights of the structural model an out-of-sample stack tries (the rest: its baseline).
+STACK_GRID = np.linspace(0.0, 1.0, 21)
+#: ``known(origin, earlier, cells) -> {column: actual}``: of an earlier origin's ``cells``,
+#: those whose outcome was published by ``origin``, by column index.
+KnownAt = Callable[[Any, Any, Sequence[Cell]], Mapping[int, float]]
+
+
+def mixture(model: np.ndarray, baseline: np.ndarray, weight: float, seed: int) -> np.ndarray:
+    """Samples ``(draws, cells)`` of the mixture: each whole draw (path) from the model with
+    probability ``weight``, else the baseline's."""
+    take = np.random.default_rng(seed).random(model.shape[0]) < weight
+    return np.where(take[:, None], model, baseline)
+
+
+def learn_weight(model: np.ndarray, baseline: np.ndarray, actual: np.ndarray, seed: int,
+                 log: bool = True) -> float:
+    """The grid weight whose mixture has the lowest mean CRPS (of logs when ``log``) on the
+    cells given; 0.5 with none."""
+    if not actual.size:
+        return 0.5
+    scale = np.log if log else np.asarray
+    losses = [scoring.crps_samples(scale(mixture(model, baseline, w, seed)), scale(actual)).mean()
+              for w in STACK_GRID]
+    return float(STACK_GRID[int(np.argmin(losses))])
+
+
+def aligned(model: TaskResult, baseline: TaskResult) -> tuple[list[Cell], np.ndarray, np.ndarray]:
+    """The cells both forecast and both sample matrices in that order (the draws both have)."""
+    where = {cell: j for j, cell in enumerate(baseline.cells)}
+    cells = [cell for cell in model.cells if cell in where]
+    draws = min(model.samples.shape[0], baseline.samples.shape[0])
+    return (cells, model.samples[:draws, [model.cells.index(c) for c in cells]],
+            baseline.samples[:draws, [where[c] for c in cells]])
+
+
+def stack_results(results: Sequence[TaskResult], model: str, baseline: str,
+                  origins: Sequence[Any], known: KnownAt, seed: int, name: str,
+                  log: bool = True) -> tuple[list[TaskResult], dict[str, float]]:
+    """One stacked forecast per origin (``name``), the model's weight learnt out of sample.
+
+    At each origin the weight minimises the mean (log) CRPS of the mixture on the cells of
+    earlier origins whose outcomes were published by this origin (``known``): the quarter
+    being scored never enters its own weight. Returns the stacked results and the weight
+    of each origin (by :func:`origin_label`).
+    """
+    by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
+    seen: list[tuple[Any, list[Cell], np.ndarray, np.ndarray]] = []
+    stacked: list[TaskResult] = []
+    weights: dict[str, float] = {}
+    for origin in origins:
+        mine, theirs = by_key.get((model, origin)), by_key.get((baseline, origin))
+        if mine is None or theirs is None:
+            continue
+        history = [(m[:, j], b[:, j], value) for earlier, cells, m, b in seen
+                   for j, value in known(origin, earlier, cells).items()]
+        weight = 0.5 if not history else learn_weight(
+            np.stack([h[0] for h in history], axis=1), np.stack([h[1] for h in history], axis=1),
+            np.array([h[2] for h in history], dtype=float), seed, log)
+        cells, m, b = aligned(mine, theirs)
+        mixed = mixture(m, b, weight, task_seed(seed, name, origin))
+        stacked.append(TaskResult(name, origin, cells, mixed, {"weight": weight}, 0.0))
+        weights[origin_label(origin)] = weight
+        seen.append((origin, cells, m, b))
+    return stacked, weights
+
+
 def score_results(results: Sequence[TaskResult], truth: Mapping[Any, Mapping[Cell, float]],
                   horizons: Sequence[int] | None = None, common_cells: bool = False,
                   log_scores: bool = True) -> pd.DataFrame:

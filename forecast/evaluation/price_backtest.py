@@ -16,7 +16,8 @@ cut-off, rounded up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,7 @@ import pandas as pd
 
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
-from forecast.evaluation import harness, scoring
+from forecast.evaluation import harness
 from forecast.models.price import (
     DAYS_PER_YEAR,
     PriceModel,
@@ -274,8 +275,6 @@ def backtest_price(dataset: Dataset, cutoff: str = "2024-07-01", draws: int = 20
 # --------------------------------------------------------------------------- rolling origins
 
 STACK = "stack (bayesian + random walk)"
-#: Weights of the Bayesian model tried by the stack (the rest goes to the random walk).
-STACK_GRID = np.linspace(0.0, 1.0, 21)
 
 
 def price_origins(dataset: Dataset, origins: int) -> list[pd.Timestamp]:
@@ -313,63 +312,19 @@ def check_backtest(dataset: Dataset, origins: int, horizon: int) -> int:
     return 3 * len(dataset.rental_prices)
 
 
-def _mixture(model: np.ndarray, walk: np.ndarray, weight: float, seed: int) -> np.ndarray:
-    """Samples of the mixture: each draw from the model with probability ``weight``."""
-    rng = np.random.default_rng(seed)
-    take = rng.random(model.shape[0]) < weight
-    return np.where(take[:, None], model, walk)
+def known_at(dataset: Dataset) -> harness.KnownAt:
+    """Of an earlier origin's cells (rows of its later prices), the prices dated on or before
+    a later origin: what the stack's weight at that origin learns from."""
+    later = functools.cache(lambda origin: later_prices(dataset, origin))
 
-
-def _aligned(model: harness.TaskResult, walk: harness.TaskResult
-             ) -> tuple[list[harness.Cell], np.ndarray, np.ndarray]:
-    """The cells both forecast, with both sample matrices in that cell order."""
-    where = {cell: j for j, cell in enumerate(walk.cells)}
-    cells = [cell for cell in model.cells if cell in where]
-    mine = [model.cells.index(cell) for cell in cells]
-    return cells, model.samples[:, mine], walk.samples[:, [where[c] for c in cells]]
-
-
-def _learn_weight(history: list[tuple[np.ndarray, np.ndarray, np.ndarray]], seed: int) -> float:
-    """The grid weight with the lowest mean log CRPS over earlier origins' known cells
-    (0.5 with none)."""
-    if not history:
-        return 0.5
-    model = np.concatenate([h[0] for h in history], axis=1)
-    walk = np.concatenate([h[1] for h in history], axis=1)
-    actual = np.concatenate([h[2] for h in history])
-    losses = [scoring.crps_samples(np.log(_mixture(model, walk, w, seed)), np.log(actual)).mean()
-              for w in STACK_GRID]
-    return float(STACK_GRID[int(np.argmin(losses))])
-
-
-def stack_results(results: list[harness.TaskResult], dataset: Dataset,
-                  origins: list[pd.Timestamp], seed: int) -> list[harness.TaskResult]:
-    """One stacked forecast per origin, its weight learnt out of sample.
-
-    At each origin the Bayesian model's weight minimises the mean log CRPS of the mixture
-    over the cells of earlier origins whose prices were known by this origin (dated on or
-    before it): never on the quarter scored.
-    """
-    by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
-    seen: list[tuple[pd.Timestamp, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    stacked = []
-    for origin in origins:
-        model, walk = by_key.get((BAYES, origin)), by_key.get((RANDOM_WALK, origin))
-        if model is None or walk is None:
-            continue
-        known = [(m[:, d <= origin], w[:, d <= origin], a[d <= origin])
-                 for _, m, w, a, d in seen]
-        weight = _learn_weight([k for k in known if k[2].size], seed)
-        cells, model_samples, walk_samples = _aligned(model, walk)
-        mixed = _mixture(model_samples, walk_samples, weight,
-                         harness.task_seed(seed, STACK, origin))
-        stacked.append(harness.TaskResult(STACK, origin, cells, mixed, {"weight": weight}, 0.0))
-        test = later_prices(dataset, origin)
+    def known(origin: Any, earlier: Any, cells: Sequence[harness.Cell]) -> dict[int, float]:
+        test = later(earlier)
         rows = np.array([int(cell[0]) for cell in cells], dtype=int)
-        seen.append((origin, model_samples, walk_samples,
-                     test["usd_per_chip_hour"].to_numpy(float)[rows],
-                     test["date"].to_numpy()[rows]))
-    return stacked
+        prices = test["usd_per_chip_hour"].to_numpy(float)[rows]
+        dated = test["date"].to_numpy()[rows] <= np.datetime64(origin)
+        return {j: float(prices[j]) for j in np.flatnonzero(dated)}
+
+    return known
 
 
 def scored_price_class(scored: pd.DataFrame, dataset: Dataset) -> np.ndarray:
@@ -446,14 +401,14 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     forecasters = {BAYES: PriceModelForecast(dataset, sampler, draws, seed),
                    RANDOM_WALK: RandomWalkForecast(dataset, draws, seed)}
     results = list(map_fn(harness.run_task, harness.make_tasks(forecasters, cuts)))
-    stacked = stack_results(results, dataset, cuts, seed)
+    stacked, weights = harness.stack_results(results, BAYES, RANDOM_WALK, cuts,
+                                             known_at(dataset), seed, STACK)
     truth = {cut: dict(PriceActuals(dataset)(cut)) for cut in cuts}
     scored = harness.score_results(results + stacked, truth, range(1, horizon + 1),
                                    common_cells=True)
     scored.attrs["report"] = {**harness.summarize_scores(scored),
                               "by_price_class": _class_reports(scored, dataset)}
-    scored.attrs["weights"] = {harness.origin_label(r.origin): r.info["weight"]
-                               for r in stacked}
+    scored.attrs["weights"] = weights
     scored.attrs["fits"] = {harness.origin_label(r.origin): r.info for r in results
                             if r.forecaster == BAYES and r.error is None}
     return scored, _summary_table(scored, dataset)

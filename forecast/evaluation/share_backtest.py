@@ -14,13 +14,13 @@ origin (NVIDIA's ``h``-th next fiscal quarter). Forecasters:
 - ``rw_drift``: the same plus the mean change per quarter.
 
 The stack mixes the model and ``constant_share`` with the model's weight learnt at each
-origin on earlier origins' scored cells (:func:`forecast.evaluation.spend_backtest.
-stack_results` does the same for the series). Each (forecaster, origin) fit is one harness
-task.
+origin on earlier origins' scored cells (:func:`forecast.evaluation.harness.stack_results`,
+as for the series and the prices). Each (forecaster, origin) fit is one harness task.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,8 +42,6 @@ STACK = "stack (spend_model + constant_share)"
 #: The rivals' reported series whose ratio to NVIDIA's is scored.
 RIVAL_SERIES: tuple[str, ...] = ("amd_data_center", "broadcom_ai")
 ANCHOR = "nvidia_data_center"
-#: Weights of the model the stack tries.
-STACK_GRID = np.linspace(0.0, 1.0, 21)
 
 
 def reported_ratios(dataset: Any) -> pd.DataFrame:
@@ -207,11 +205,14 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draw
         results.append(result)
     actuals = RatioActuals(dataset, horizon)
     truth = {cutoff: actuals(cutoff) for cutoff in usable}
-    results += _stack(results, dataset, horizon, seed)
+    stacked, weights = harness.stack_results(results, MODEL, NAIVE, usable,
+                                             known_at(dataset, horizon), seed, STACK, log=False)
+    results += stacked
     scored = harness.score_results(results, truth, range(1, horizon + 1), log_scores=False)
     report = harness.summarize_scores(scored)
     tidy = scored.rename(columns={"forecaster": "model", "key": "series"})
     tidy.attrs["report"] = report
+    tidy.attrs["weights"] = weights
     tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs.get("info", [])
                           if entry["forecaster"] == MODEL and entry["info"]]
     summary = (tidy.groupby("model")[["crps", "in_80", "in_95", "pit"]].mean()
@@ -220,56 +221,13 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draw
     return tidy, summary
 
 
-def _stack(results: Sequence[harness.TaskResult], dataset: Any, horizon: int, seed: int
-           ) -> list[harness.TaskResult]:
-    """The model mixed with constant shares, its weight learnt on earlier origins only and on
-    the ratios reported by the origin (none published after it)."""
-    by = {(r.forecaster, r.origin): r for r in results if r.error is None}
-    origins = sorted({r.origin for r in results})
-    out = []
-    for k, origin in enumerate(origins):
-        model, naive = by.get((MODEL, origin)), by.get((NAIVE, origin))
-        if model is None or naive is None:
-            continue
-        seen = RatioActuals(dataset.as_of(origin), horizon)
-        weight = _weight(by, origins[:k], {e: seen(e) for e in origins[:k]})
-        common = [c for c in model.cells if c in naive.cells]
-        rng = np.random.default_rng(harness.task_seed(seed, "stack", k))
-        columns = []
-        for cell in common:
-            a = model.samples[:, model.cells.index(cell)]
-            b = naive.samples[:, naive.cells.index(cell)]
-            pick = rng.random(len(a)) < weight
-            columns.append(np.where(pick, a, b[: len(a)]))
-        samples = np.stack(columns, axis=1) if columns else np.empty((0, 0))
-        out.append(harness.TaskResult(STACK, origin, common, samples, {"weight": weight}, 0.0))
-    return out
+def known_at(dataset: Any, horizon: int) -> harness.KnownAt:
+    """Of an earlier origin's cells, the ratios reported by a later origin (none published
+    after it): what the stack's weight at that origin learns from."""
+    as_of = functools.cache(lambda origin: RatioActuals(dataset.as_of(origin), horizon))
 
+    def known(origin: Any, earlier: Any, cells: Sequence[harness.Cell]) -> dict[int, float]:
+        truth = as_of(origin)(earlier)
+        return {j: truth[cell] for j, cell in enumerate(cells) if cell in truth}
 
-def _weight(by: Mapping[tuple[str, Any], harness.TaskResult], earlier: Sequence[Any],
-            truth: Mapping[Any, Mapping[Any, float]]) -> float:
-    """The model's weight with the lowest mean CRPS on earlier origins' cells (0.5 at the
-    first origin)."""
-    from forecast.evaluation import scoring
-
-    pairs = []
-    for origin in earlier:
-        model, naive = by.get((MODEL, origin)), by.get((NAIVE, origin))
-        if model is None or naive is None:
-            continue
-        for cell, value in truth.get(origin, {}).items():
-            if cell in model.cells and cell in naive.cells:
-                pairs.append((model.samples[:, model.cells.index(cell)],
-                              naive.samples[:, naive.cells.index(cell)], value))
-    if not pairs:
-        return 0.5
-    rng = np.random.default_rng(0)
-
-    def loss(w: float) -> float:
-        total = 0.0
-        for a, b, value in pairs:
-            mixed = np.where(rng.random(len(a)) < w, a, b[: len(a)])
-            total += float(scoring.crps_samples(mixed, value))
-        return total / len(pairs)
-
-    return float(min(STACK_GRID, key=loss))
+    return known

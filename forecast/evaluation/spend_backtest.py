@@ -22,6 +22,7 @@ outcomes inside the central interval), ``interval_score_80`` / ``interval_score_
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -286,62 +287,18 @@ def summarize(tidy: pd.DataFrame,
     return table[["series", "model", "horizon", "n", *ordered]].reset_index(drop=True)
 
 
-def _mixture(model: np.ndarray, walk: np.ndarray, weight: float, seed: int) -> np.ndarray:
-    """Samples of the mixture: each draw from the model with probability ``weight``."""
-    rng = np.random.default_rng(seed)
-    take = rng.random(model.shape[0]) < weight
-    return np.where(take[:, None], model, walk)
+def known_at(actuals: SeriesActuals) -> harness.KnownAt:
+    """Of an earlier cut-off's cells, those whose fiscal quarter was reported by a later
+    cut-off, with the reported value (the stack's weights learn from these alone)."""
+    reported = functools.cache(lambda cutoff: _reported(actuals, cutoff))
+    labels = functools.cache(actuals.labels)
 
+    def known(origin: Any, earlier: Any, cells: Sequence[harness.Cell]) -> dict[int, float]:
+        got, label = reported(origin), labels(earlier)
+        return {j: got[(cell[0], label[cell])] for j, cell in enumerate(cells)
+                if (cell[0], label.get(cell)) in got}
 
-#: Weights of the Bayesian model the stack tries (the rest goes to the random walk).
-STACK_GRID = np.linspace(0.0, 1.0, 21)
-
-
-def _learn_weight(model: np.ndarray, walk: np.ndarray, actual: np.ndarray, seed: int
-                  ) -> float:
-    """The grid weight with the lowest mean log CRPS on the given cells (0.5 with none)."""
-    if not actual.size:
-        return 0.5
-    losses = [scoring.crps_samples(np.log(_mixture(model, walk, w, seed)), np.log(actual)).mean()
-              for w in STACK_GRID]
-    return float(STACK_GRID[int(np.argmin(losses))])
-
-
-def stack_results(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
-                  cutoffs: Sequence[pd.Timestamp], seed: int
-                  ) -> tuple[list[harness.TaskResult], dict[str, float]]:
-    """One stacked forecast (model + random walk with drift) per origin, its weight learnt
-    out of sample: at each origin, the weight minimising the mean log CRPS of the mixture on
-    the cells of earlier origins whose quarters were reported by this origin. The quarter
-    being scored never enters its own weight.
-    """
-    by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
-    seen: list[tuple[np.ndarray, np.ndarray, list[tuple[str, str]]]] = []
-    stacked: list[harness.TaskResult] = []
-    weights: dict[str, float] = {}
-    for cutoff in cutoffs:
-        model, walk = by_key.get((BAYES, cutoff)), by_key.get((STACK_BASELINE, cutoff))
-        if model is None or walk is None:
-            continue
-        known = _reported(actuals, cutoff)
-        history = [(m[:, j], w[:, j], known[cell]) for m, w, cells in seen
-                   for j, cell in enumerate(cells) if cell in known]
-        if history:
-            m_hist = np.stack([h[0] for h in history], axis=1)
-            w_hist = np.stack([h[1] for h in history], axis=1)
-            weight = _learn_weight(m_hist, w_hist, np.array([h[2] for h in history]), seed)
-        else:
-            weight = 0.5
-        where = {cell: j for j, cell in enumerate(walk.cells)}
-        cells = [cell for cell in model.cells if cell in where]
-        mine = model.samples[:, [model.cells.index(c) for c in cells]]
-        theirs = walk.samples[:, [where[c] for c in cells]]
-        mixed = _mixture(mine, theirs, weight, harness.task_seed(seed, STACK, cutoff))
-        stacked.append(harness.TaskResult(STACK, cutoff, cells, mixed, {"weight": weight}, 0.0))
-        weights[harness.origin_label(cutoff)] = weight
-        labels = actuals.labels(cutoff)
-        seen.append((mine, theirs, [(c[0], labels[c]) for c in cells]))
-    return stacked, weights
+    return known
 
 
 def _unbounded(result: harness.TaskResult) -> list[harness.TaskResult]:
@@ -436,7 +393,8 @@ def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int 
             results += [result, *_unbounded(result)]
     weights: dict[str, float] = {}
     if include_bayes:
-        stacked, weights = stack_results(results, actuals, cutoffs, seed)
+        stacked, weights = harness.stack_results(results, BAYES, STACK_BASELINE, cutoffs,
+                                                 known_at(actuals), seed, STACK)
         results += stacked
     scored = _score(results, actuals, cutoffs, horizon)
     tidy = long_scores(scored)

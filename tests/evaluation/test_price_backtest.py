@@ -18,11 +18,11 @@ from forecast.evaluation.price_backtest import (
     backtest_price,
     backtest_price_cli,
     has_history,
+    known_at,
     later_prices,
     price_horizons,
     price_origins,
     random_walk_samples,
-    stack_results,
 )
 from forecast.evaluation.price_misses import missed_observations
 from forecast.evaluation.scoring import crps_samples
@@ -168,11 +168,16 @@ def _fake_results(dataset, origins, rng):
     return results
 
 
+def stack(results, dataset, origins):
+    return harness.stack_results(results, BAYES, RANDOM_WALK, origins, known_at(dataset),
+                                 seed=1, name=STACK)[0]
+
+
 def test_the_stack_learns_its_weight_only_from_prices_known_at_the_origin():
     dataset = load_dataset()
     first, second = pd.Timestamp("2024-06-30"), pd.Timestamp("2024-09-30")
     results = _fake_results(dataset, [first, second], np.random.default_rng(0))
-    stacked = {r.origin: r for r in stack_results(results, dataset, [first, second], seed=1)}
+    stacked = {r.origin: r for r in stack(results, dataset, [first, second])}
     # Nothing was known before the first origin: an even split.
     assert stacked[first].info["weight"] == 0.5
     # The first origin's prices dated by the second (July-September 2024) favour the model.
@@ -181,7 +186,7 @@ def test_the_stack_learns_its_weight_only_from_prices_known_at_the_origin():
     np.testing.assert_array_equal(stacked[second].samples, model.samples)
     # Scored prices dated after an origin never inform its weight: an origin before the
     # first one's later prices (here the same day) learns nothing from them.
-    again = stack_results(results, dataset, [first, first], seed=1)
+    again = stack(results, dataset, [first, first])
     assert [r.info["weight"] for r in again] == [0.5, 0.5]
     # At an even split about half the draws come from each forecaster, whole draws at once.
     early = next(r for r in results if r.forecaster == BAYES and r.origin == first)
