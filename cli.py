@@ -100,7 +100,7 @@ def cmd_backtest(args: argparse.Namespace) -> int:
     from forecast.reporting.console.parallel import backtest_text
 
     print(backtest_text(args.target, fmt=args.format, origins=args.origins,
-                        horizon=args.horizon, draws=args.draws, data_dir=args.data,
+                        quarters=args.quarters, draws=args.draws, data_dir=args.data,
                         workers=args.workers, scheduler=args.scheduler, out=args.out,
                         progress=_say))
     return EXIT_OK
@@ -274,8 +274,8 @@ def _add_backtest(commands: Commands) -> None:
 
     backtest.add_argument("target", choices=sorted(BACKTESTS))
     backtest.add_argument("--origins", type=check.positive_int, default=6)
-    backtest.add_argument("--horizon", type=check.quarters_ahead, default=4,
-                          help="quarters ahead")
+    backtest.add_argument("--quarters", type=check.quarters_ahead, default=4,
+                          help="score 1 to QUARTERS quarters ahead")
     backtest.add_argument("--draws", type=check.sampler_steps, default=1000,
                           help="posterior predictive draws per forecast")
     backtest.add_argument("--format", choices=["table", "json"], default="table")

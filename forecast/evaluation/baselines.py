@@ -1,7 +1,7 @@
 """Frequentist baselines on one revenue series, behind one forecast interface.
 
 Each baseline works on log revenue and has ``fit(series) -> fitted`` where the fitted object
-has ``forecast(horizon, draws, seed) -> ndarray (draws, horizon)`` of sample paths in the
+has ``forecast(quarters, draws, seed) -> ndarray (draws, quarters)`` of sample paths in the
 series' units (exponentiated back). They are what the Bayesian spend model must beat in the
 backtest (docs/DESIGN.md section 4, M3):
 
@@ -39,9 +39,9 @@ def _log_values(series: pd.Series | np.ndarray | list[float], minimum: int) -> n
     return np.log(values)
 
 
-def _check(horizon: int, draws: int) -> None:
-    if horizon < 1 or draws < 1:
-        raise ForecastError("horizon and draws must be at least 1")
+def _check(quarters: int, draws: int) -> None:
+    if quarters < 1 or draws < 1:
+        raise ForecastError("quarters and draws must be at least 1")
 
 
 # --------------------------------------------------------------------------- random walk
@@ -57,13 +57,13 @@ class FittedRandomWalkDrift:
     n_steps: int
     name: str = "rw_drift"
 
-    def forecast(self, horizon: int, draws: int = 1000, seed: int = 0) -> np.ndarray:
-        """Sample paths (draws, horizon) of the series (exponentiated log-level paths)."""
-        _check(horizon, draws)
+    def forecast(self, quarters: int, draws: int = 1000, seed: int = 0) -> np.ndarray:
+        """Sample paths (draws, quarters) of the series (exponentiated log-level paths)."""
+        _check(quarters, draws)
         rng = np.random.default_rng(seed)
         # Parameter uncertainty: one drift per path, N(drift, sd^2 / n).
         drift = self.drift + self.sd / np.sqrt(self.n_steps) * rng.standard_normal(draws)
-        steps = drift[:, None] + self.sd * rng.standard_normal((draws, horizon))
+        steps = drift[:, None] + self.sd * rng.standard_normal((draws, quarters))
         return np.exp(self.last + np.cumsum(steps, axis=1))
 
 
@@ -90,15 +90,15 @@ class FittedStatsmodels:
     result: Any
     name: str
 
-    def forecast(self, horizon: int, draws: int = 1000, seed: int = 0) -> np.ndarray:
-        """Sample paths (draws, horizon) simulated from the end of the sample."""
-        _check(horizon, draws)
+    def forecast(self, quarters: int, draws: int = 1000, seed: int = 0) -> np.ndarray:
+        """Sample paths (draws, quarters) simulated from the end of the sample."""
+        _check(quarters, draws)
         rng = np.random.default_rng(seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            sim = self.result.simulate(nsimulations=horizon, repetitions=draws,
+            sim = self.result.simulate(nsimulations=quarters, repetitions=draws,
                                        anchor="end", rng=rng)
-        paths = np.asarray(sim, dtype=float).reshape(horizon, draws).T
+        paths = np.asarray(sim, dtype=float).reshape(quarters, draws).T
         return np.exp(paths)
 
     def summary(self) -> Any:

@@ -6,9 +6,9 @@ origin
     A cut-off: a date, a quarter label, anything hashable. A forecaster sees only what was
     known at the origin.
 cell
-    ``(key, horizon)``: one forecast target. ``key`` names the series (a revenue series, a
-    vendor, an observed price row), ``horizon`` is an integer number of steps after the
-    origin (quarters for every model here).
+    ``(key, quarters_ahead)``: one forecast target. ``key`` names the series (a revenue
+    series, a vendor, an observed price row), ``quarters_ahead`` the number of quarters
+    after the origin (1, 2, ...).
 forecaster
     ``fit_forecast(origin) -> OriginForecast`` (or a plain mapping ``cell -> samples``): fit on the
     data as of the origin and return samples ``(draws,)`` of every cell it can forecast. The
@@ -31,7 +31,7 @@ json``::
     {"models": [{"model": NAME,
                  "pooled": {"n", "crps", "log_crps", "pinball", "coverage_80",
                             "coverage_95", "mean_pit"},
-                 "by_horizon": [{"horizon", "n", "crps", ...}, ...],
+                 "by_quarters_ahead": [{"quarters_ahead", "n", "crps", ...}, ...],
                  "pit_histogram": [10 counts]}]}
 """
 
@@ -57,7 +57,7 @@ MapFn = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
 PINBALL_LEVELS: tuple[float, ...] = (0.1, 0.5, 0.9)
 #: Interval levels scored for coverage (``in_80``, ``in_95``) and interval score.
 INTERVAL_LEVELS: tuple[float, ...] = (0.8, 0.95)
-#: Keys of every pooled and per-horizon summary, in order.
+#: Keys of every pooled and per-quarter-ahead summary, in order.
 SUMMARY_KEYS: tuple[str, ...] = ("n", "crps", "log_crps", "pinball", "coverage_80",
                                  "coverage_95", "mean_pit")
 #: Number of bins of the PIT histogram of each model.
@@ -75,7 +75,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "in_80", "in_95", "interval_score_80", "interval_score_95", "pit",
 )
 #: Every column of the tidy frame of :func:`score_results`.
-FRAME_COLUMNS: tuple[str, ...] = ("forecaster", "key", "origin", "horizon", "actual",
+FRAME_COLUMNS: tuple[str, ...] = ("forecaster", "key", "origin", "quarters_ahead", "actual",
                                   "median", "mean", "sd", *SCORE_COLUMNS)
 
 
@@ -128,14 +128,16 @@ def task_seed(seed: int, *parts: Any) -> int:
 
 
 def paths_to_cells(paths: Mapping[Hashable, np.ndarray],
-                   horizons: Sequence[int] | None = None) -> dict[Cell, np.ndarray]:
-    """Cells from sample paths ``{key: (draws, H)}``; column ``j`` is ``horizons[j]`` (1..H)."""
+                   quarters_ahead: Sequence[int] | None = None) -> dict[Cell, np.ndarray]:
+    """Cells from sample paths ``{key: (draws, H)}``; column ``j`` is ``quarters_ahead[j]``
+    (default 1..H)."""
     cells: dict[Cell, np.ndarray] = {}
     for key, array in paths.items():
         matrix = np.asarray(array, dtype=float)
-        steps = list(horizons) if horizons is not None else list(range(1, matrix.shape[1] + 1))
-        for j, horizon in enumerate(steps):
-            cells[(key, int(horizon))] = matrix[:, j]
+        steps = (list(quarters_ahead) if quarters_ahead is not None
+                 else list(range(1, matrix.shape[1] + 1)))
+        for j, ahead in enumerate(steps):
+            cells[(key, int(ahead))] = matrix[:, j]
     return cells
 
 
@@ -147,7 +149,7 @@ def make_tasks(forecasters: Mapping[str, FitForecast], origins: Sequence[Any],
 
 
 def _stack(samples: Samples) -> tuple[list[Cell], np.ndarray]:
-    cells = [(key, int(horizon)) for key, horizon in samples]
+    cells = [(key, int(ahead)) for key, ahead in samples]
     if not cells:
         return [], np.empty((0, 0))
     columns = [np.asarray(value, dtype=float).ravel() for value in samples.values()]
@@ -301,7 +303,7 @@ def stack_results(results: Sequence[TaskResult], model: str, baseline: str,
 
 
 def score_results(results: Sequence[TaskResult], truth: Mapping[Any, Mapping[Cell, float]],
-                  horizons: Sequence[int] | None = None, common_cells: bool = False,
+                  quarters_ahead: Sequence[int] | None = None, common_cells: bool = False,
                   log_scores: bool = True) -> pd.DataFrame:
     """Score task results against the actuals of their origins.
 
@@ -311,8 +313,8 @@ def score_results(results: Sequence[TaskResult], truth: Mapping[Any, Mapping[Cel
         From :func:`run_task`, in task order (the frame keeps it).
     truth
         origin -> {cell: actual}; cells without a finite actual are not scored.
-    horizons
-        Score only these horizons (all when None).
+    quarters_ahead
+        Score only these quarters ahead (all when None).
     common_cells
         Score, at each origin, only the cells every successful forecaster forecast there
         (so that forecasters are compared on the same targets).
@@ -326,7 +328,7 @@ def score_results(results: Sequence[TaskResult], truth: Mapping[Any, Mapping[Cel
         tasks are listed in ``attrs["failures"]`` ("name @ origin: error") and every task's
         fit info in ``attrs["info"]`` (dicts with forecaster, origin, seconds, info).
     """
-    keep = set(horizons) if horizons is not None else None
+    keep = set(quarters_ahead) if quarters_ahead is not None else None
     common = _common_cells(results) if common_cells else {}
     parts: list[pd.DataFrame] = []
     for result in results:
@@ -345,7 +347,7 @@ def score_results(results: Sequence[TaskResult], truth: Mapping[Any, Mapping[Cel
         frame = pd.DataFrame({"forecaster": result.forecaster,
                               "key": pd.Series([cell[0] for cell in cells], dtype=object),
                               "origin": pd.Series([result.origin] * len(cells), dtype=object),
-                              "horizon": [cell[1] for cell in cells], "actual": y, **scores})
+                              "quarters_ahead": [cell[1] for cell in cells], "actual": y, **scores})
         parts.append(frame)
     scored = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
         columns=list(FRAME_COLUMNS))
@@ -358,7 +360,7 @@ def score_results(results: Sequence[TaskResult], truth: Mapping[Any, Mapping[Cel
 
 
 def run_backtest(forecasters: Mapping[str, FitForecast], origins: Sequence[Any],
-                 actuals: Actuals, horizons: Sequence[int] | None = None, *,
+                 actuals: Actuals, quarters_ahead: Sequence[int] | None = None, *,
                  map_fn: MapFn = map, common_cells: bool = False, log_scores: bool = True,
                  catch: bool = True,
                  progress: Callable[[TaskResult], None] | None = None) -> pd.DataFrame:
@@ -371,8 +373,8 @@ def run_backtest(forecasters: Mapping[str, FitForecast], origins: Sequence[Any],
     origins
         Cut-offs, in order.
     actuals
-        ``actuals(origin) -> {(key, horizon): value}``.
-    horizons
+        ``actuals(origin) -> {(key, quarters_ahead): value}``.
+    quarters_ahead
         Horizons to score (all when None).
     map_fn
         Runs :func:`run_task` over the tasks, like the builtin ``map`` (the default, serial)
@@ -396,7 +398,7 @@ def run_backtest(forecasters: Mapping[str, FitForecast], origins: Sequence[Any],
             progress(result)
         results.append(result)
     truth = {origin: dict(actuals(origin)) for origin in origins}
-    return score_results(results, truth, horizons, common_cells, log_scores)
+    return score_results(results, truth, quarters_ahead, common_cells, log_scores)
 
 
 def _mean(values: pd.Series) -> float | None:
@@ -412,7 +414,7 @@ def _aggregate(rows: pd.DataFrame) -> dict[str, Any]:
 
 def summarize_scores(scored: pd.DataFrame, model_column: str = "forecaster",
                      bins: int = PIT_BINS) -> dict[str, list[dict[str, Any]]]:
-    """Pooled and per-horizon scores of each model, JSON-ready (see the module docstring).
+    """Pooled and per-quarter-ahead scores of each model, JSON-ready (see the module docstring).
 
     Means are over the scored cells (``log_crps`` over those that have one; None when no cell
     has one); coverage is a fraction. Models come in order of first appearance.
@@ -429,9 +431,10 @@ def summarize_scores(scored: pd.DataFrame, model_column: str = "forecaster",
     models = []
     for name in pd.unique(scored[model_column]):
         rows = scored[scored[model_column] == name]
-        by_horizon = [{"horizon": int(h), **_aggregate(group)}
-                      for h, group in rows.groupby("horizon", sort=True)]
-        models.append({"model": str(name), "pooled": _aggregate(rows), "by_horizon": by_horizon,
+        by_quarters_ahead = [{"quarters_ahead": int(h), **_aggregate(group)}
+                      for h, group in rows.groupby("quarters_ahead", sort=True)]
+        models.append({"model": str(name), "pooled": _aggregate(rows),
+                       "by_quarters_ahead": by_quarters_ahead,
                        "pit_histogram": [int(c) for c in
                                          scoring.pit_histogram(rows["pit"], bins)]})
     return {"models": models}

@@ -10,7 +10,7 @@ CRPS on log price (``log_crps``) and 80% and 95% central-interval coverage, comp
 $1 and $12 chips.
 
 Each observation after the cut-off is one harness cell: its key is its row in the collapsed
-later prices (:func:`later_prices`), its horizon the number of quarters (91.3 days) from the
+later prices (:func:`later_prices`), its quarters the number of quarters (91.3 days) from the
 cut-off, rounded up.
 """
 
@@ -153,8 +153,8 @@ def price_horizons(test: pd.DataFrame, cutoff: pd.Timestamp) -> np.ndarray:
 
 def _cells(test: pd.DataFrame, cutoff: pd.Timestamp, rows: np.ndarray,
            samples: np.ndarray) -> dict[harness.Cell, np.ndarray]:
-    horizons = price_horizons(test, cutoff)
-    return {(int(row), int(horizons[row])): samples[:, j] for j, row in enumerate(rows)}
+    quarters_ahead = price_horizons(test, cutoff)
+    return {(int(row), int(quarters_ahead[row])): samples[:, j] for j, row in enumerate(rows)}
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ class RandomWalkForecast:
 
 @dataclass(frozen=True)
 class PriceActuals:
-    """The observed price of every later row, by (row, horizon)."""
+    """The observed price of every later row, by (row, quarters ahead)."""
 
     dataset: Dataset
 
@@ -299,7 +299,7 @@ def price_origins(dataset: Dataset, origins: int) -> list[pd.Timestamp]:
     return [(end.to_period("Q") - k).end_time.normalize() for k in range(origins)][::-1]
 
 
-def check_backtest(dataset: Dataset, origins: int, horizon: int) -> int:
+def check_backtest(dataset: Dataset, origins: int, quarters: int) -> int:
     """Refuse more ``origins`` than the prices give (:func:`price_origins`), before any fit.
 
     Returns
@@ -346,17 +346,17 @@ def _class_reports(scored: pd.DataFrame, dataset: Dataset) -> dict[str, Any]:
 
 
 def _summary_table(scored: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
-    """Per model and price class (all, list, market), pooled (horizon "all") and per
-    horizon: n, log CRPS, CRPS, coverage, mean PIT."""
+    """Per model and price class (all, list, market), pooled (quarters ahead "all") and
+    per quarter ahead: n, log CRPS, CRPS, coverage, mean PIT."""
     classes = scored_price_class(scored, dataset)
     rows = []
     for prices, subset in [("all", scored)] + [(c, scored[classes == c])
                                                for c in ("list", "market")]:
         for name in pd.unique(subset["forecaster"]):
             mine = subset[subset["forecaster"] == name]
-            groups = [("all", mine)] + [(str(h), g) for h, g in mine.groupby("horizon")]
-            for horizon, group in groups:
-                rows.append({"model": name, "prices": prices, "horizon": horizon,
+            groups = [("all", mine)] + [(str(h), g) for h, g in mine.groupby("quarters_ahead")]
+            for quarters, group in groups:
+                rows.append({"model": name, "prices": prices, "quarters_ahead": quarters,
                              "n": len(group), "crps_log": group["log_crps"].mean(),
                              "crps": group["crps"].mean(),
                              "coverage_80": group["in_80"].mean(),
@@ -365,7 +365,7 @@ def _summary_table(scored: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: int,
+def backtest_price_cli(dataset: Dataset, *, origins: int, quarters: int, draws: int,
                        seed: int = 0, map_fn: harness.MapFn = map,
                        sampler: dict[str, Any] | None = None
                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -376,7 +376,7 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     ----------
     dataset
         The full dataset.
-    origins, horizon
+    origins, quarters
         Number of quarter-end cut-offs (:func:`price_origins`) and quarters ahead scored.
     draws, seed
         Samples per observation and the seed of every forecaster.
@@ -393,10 +393,10 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
         the same for list and market prices apart under ``by_price_class``),
         ``attrs["weights"]`` (the stack's weight of the model per origin) and
         ``attrs["fits"]`` (the model's diagnostics per origin); ``summary``: n, log CRPS,
-        CRPS, coverage and mean PIT per model, price class and horizon.
+        CRPS, coverage and mean PIT per model, price class and quarter ahead.
     """
-    if horizon <= 0 or draws <= 0:
-        raise ForecastError("horizon and draws must be > 0")
+    if quarters <= 0 or draws <= 0:
+        raise ForecastError("quarters and draws must be > 0")
     cuts = price_origins(dataset, origins)
     forecasters = {BAYES: PriceModelForecast(dataset, sampler, draws, seed),
                    RANDOM_WALK: RandomWalkForecast(dataset, draws, seed)}
@@ -404,7 +404,7 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
     stacked, weights = harness.stack_results(results, BAYES, RANDOM_WALK, cuts,
                                              known_at(dataset), seed, STACK)
     truth = {cut: dict(PriceActuals(dataset)(cut)) for cut in cuts}
-    scored = harness.score_results(results + stacked, truth, range(1, horizon + 1),
+    scored = harness.score_results(results + stacked, truth, range(1, quarters + 1),
                                    common_cells=True)
     scored.attrs["report"] = {**harness.summarize_scores(scored),
                               "by_price_class": _class_reports(scored, dataset)}
@@ -415,7 +415,7 @@ def backtest_price_cli(dataset: Dataset, *, origins: int, horizon: int, draws: i
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m forecast.evaluation.price_backtest [--origins 6] [--horizon 4]
+    """``python -m forecast.evaluation.price_backtest [--origins 6] [--quarters 4]
     [--draws 1000] [--json] [--misses]``: the rolling backtest's summary table (or the
     harness's JSON), the stack's weights and the model's gate per origin, and with
     ``--misses`` every observation outside the model's 80% interval."""
@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(prog="python -m forecast.evaluation.price_backtest")
     parser.add_argument("--origins", type=int, default=6)
-    parser.add_argument("--horizon", type=int, default=4)
+    parser.add_argument("--quarters", type=int, default=4)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true",
@@ -436,7 +436,7 @@ def main(argv: list[str] | None = None) -> None:
 
     dataset = load_dataset()
     tidy, summary = backtest_price_cli(dataset, origins=args.origins,
-                                       horizon=args.horizon, draws=args.draws)
+                                       quarters=args.quarters, draws=args.draws)
     if args.json:
         print(json.dumps(tidy.attrs["report"], indent=2))
         return

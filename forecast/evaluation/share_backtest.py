@@ -55,9 +55,9 @@ def reported_ratios(dataset: Any) -> pd.DataFrame:
     return pd.DataFrame(columns).sort_index()
 
 
-def anchor_quarters(dataset: Any, cutoff: pd.Timestamp, horizon: int) -> list[str]:
-    """Calendar quarters of NVIDIA's next ``horizon`` fiscal quarters after ``cutoff``."""
-    return _calendar(dataset.as_of(cutoff), ANCHOR, horizon)
+def anchor_quarters(dataset: Any, cutoff: pd.Timestamp, quarters: int) -> list[str]:
+    """Calendar quarters of NVIDIA's next ``quarters`` fiscal quarters after ``cutoff``."""
+    return _calendar(dataset.as_of(cutoff), ANCHOR, quarters)
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class ModelRatios:
     """The spend model's ratio paths: its joint series paths at each cut-off."""
 
     dataset: Any
-    horizon: int
+    quarters: int
     draws: int
     seed: int
     forecaster: Any
@@ -74,9 +74,9 @@ class ModelRatios:
         cut = self.dataset.as_of(cutoff)
         series = (ANCHOR, *RIVAL_SERIES)
         # One more quarter than asked: a rival's fiscal calendar may end later than NVIDIA's.
-        paths = self.forecaster(cut, series, self.horizon + 1, self.draws, self.seed)
-        quarters = anchor_quarters(self.dataset, cutoff, self.horizon)
-        by_quarter = {name: dict(zip(_calendar(cut, name, self.horizon + 1),
+        paths = self.forecaster(cut, series, self.quarters + 1, self.draws, self.seed)
+        quarters = anchor_quarters(self.dataset, cutoff, self.quarters)
+        by_quarter = {name: dict(zip(_calendar(cut, name, self.quarters + 1),
                                      np.asarray(paths[name]).T, strict=True))
                       for name in series if name in paths}
         cells = {}
@@ -101,7 +101,7 @@ class HeldRatios:
     """Constant shares (``drift`` False) or a random walk with drift on the log ratios."""
 
     dataset: Any
-    horizon: int
+    quarters: int
     draws: int
     seed: int
     drift: bool
@@ -117,8 +117,8 @@ class HeldRatios:
             steps = np.diff(history)
             mean = steps.mean() if self.drift else 0.0
             sd = steps.std(ddof=1)
-            walk = np.cumsum(rng.normal(mean, sd, size=(self.draws, self.horizon)), axis=1)
-            for h in range(1, self.horizon + 1):
+            walk = np.cumsum(rng.normal(mean, sd, size=(self.draws, self.quarters)), axis=1)
+            for h in range(1, self.quarters + 1):
                 cells[(name, h)] = history[-1] + walk[:, h - 1]
         return cells
 
@@ -128,12 +128,12 @@ class RatioActuals:
     """The reported log ratios in NVIDIA's next quarters after a cut-off."""
 
     dataset: Any
-    horizon: int
+    quarters: int
 
     def __call__(self, cutoff: pd.Timestamp) -> dict[harness.Cell, float]:
         ratios = reported_ratios(self.dataset)
         out = {}
-        for h, quarter in enumerate(anchor_quarters(self.dataset, cutoff, self.horizon),
+        for h, quarter in enumerate(anchor_quarters(self.dataset, cutoff, self.quarters),
                                     start=1):
             for name in RIVAL_SERIES:
                 if quarter in ratios.index and np.isfinite(ratios.loc[quarter, name]):
@@ -141,8 +141,8 @@ class RatioActuals:
         return out
 
 
-def share_origins(dataset: Any, origins: int, horizon: int) -> list[pd.Timestamp]:
-    """The last ``origins`` cut-offs of NVIDIA's series that leave ``horizon`` quarters and
+def share_origins(dataset: Any, origins: int, quarters: int) -> list[pd.Timestamp]:
+    """The last ``origins`` cut-offs of NVIDIA's series that leave ``quarters`` quarters and
     have three quarters of a rival's reported ratio by then.
 
     Raises
@@ -150,23 +150,23 @@ def share_origins(dataset: Any, origins: int, horizon: int) -> list[pd.Timestamp
     ForecastError
         When fewer cut-offs qualify, saying how many do.
     """
-    every = all_cutoffs(dataset, ANCHOR, horizon)
+    every = all_cutoffs(dataset, ANCHOR, quarters)
     usable = [c for c in every if reported_ratios(dataset.as_of(c)).notna().sum().max() >= 3]
     if origins > len(usable):
         raise ForecastError(f"--origins {origins}: {len(usable)} of {ANCHOR}'s cut-offs leave "
-                            f"{horizon} quarters to score and follow three reported ratios of "
+                            f"{quarters} quarters to score and follow three reported ratios of "
                             f"a rival; ask for at most {len(usable)}")
     return usable[len(usable) - origins:]
 
 
-def check_backtest(dataset: Any, origins: int, horizon: int) -> int:
+def check_backtest(dataset: Any, origins: int, quarters: int) -> int:
     """Refuse, before the spend model is fitted (minutes), more ``origins`` than the data
     give.
 
     Returns
     -------
     int
-        Values one origin's forecasts hold per path: every rival for ``horizon`` quarters,
+        Values one origin's forecasts hold per path: every rival for ``quarters`` quarters,
         for the model, the two held-ratio forecasts and their stack.
 
     Raises
@@ -174,16 +174,16 @@ def check_backtest(dataset: Any, origins: int, horizon: int) -> int:
     ForecastError
         Saying how many origins the data give.
     """
-    available = len(observed_series(dataset, ANCHOR)) - horizon
+    available = len(observed_series(dataset, ANCHOR)) - quarters
     if origins > available:
         raise ForecastError(f"--origins {origins}: {ANCHOR} gives {max(available, 0)} origins "
-                            f"that leave {horizon} quarters to score; ask for at most "
+                            f"that leave {quarters} quarters to score; ask for at most "
                             f"{max(available, 0)}")
-    share_origins(dataset, origins, horizon)
-    return len(RIVAL_SERIES) * horizon * 4
+    share_origins(dataset, origins, quarters)
+    return len(RIVAL_SERIES) * quarters * 4
 
 
-def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draws: int = 1000,
+def backtest_share_cli(dataset: Any, *, origins: int = 6, quarters: int = 4, draws: int = 1000,
                        seed: int = 0, map_fn: harness.MapFn = map,
                        progress: Callable[[str], None] | None = None,
                        sampler: Mapping[str, Any] | None = None
@@ -191,24 +191,24 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draw
     """Backtest the spend model's shares against constant shares and a drift walk, and
     their out-of-sample stack; returns ``(tidy, summary)`` with the harness's JSON summary in
     ``tidy.attrs["report"]`` (``python cli.py backtest share``)."""
-    check_backtest(dataset, origins, horizon)  # before any fit
-    usable = share_origins(dataset, origins, horizon)
-    tasks = {MODEL: ModelRatios(dataset, horizon, draws, seed,
+    check_backtest(dataset, origins, quarters)  # before any fit
+    usable = share_origins(dataset, origins, quarters)
+    tasks = {MODEL: ModelRatios(dataset, quarters, draws, seed,
                                 SpendForecaster(**dict(sampler or {}))),
-             NAIVE: HeldRatios(dataset, horizon, draws, seed, drift=False),
-             DRIFT: HeldRatios(dataset, horizon, draws, seed, drift=True)}
+             NAIVE: HeldRatios(dataset, quarters, draws, seed, drift=False),
+             DRIFT: HeldRatios(dataset, quarters, draws, seed, drift=True)}
     results = []
     for result in map_fn(harness.run_task, harness.make_tasks(tasks, usable)):
         if progress is not None and result.error is None:
             progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
                      f"{result.seconds:.1f}s")
         results.append(result)
-    actuals = RatioActuals(dataset, horizon)
+    actuals = RatioActuals(dataset, quarters)
     truth = {cutoff: actuals(cutoff) for cutoff in usable}
     stacked, weights = harness.stack_results(results, MODEL, NAIVE, usable,
-                                             known_at(dataset, horizon), seed, STACK, log=False)
+                                             known_at(dataset, quarters), seed, STACK, log=False)
     results += stacked
-    scored = harness.score_results(results, truth, range(1, horizon + 1), log_scores=False)
+    scored = harness.score_results(results, truth, range(1, quarters + 1), log_scores=False)
     report = harness.summarize_scores(scored)
     tidy = scored.rename(columns={"forecaster": "model", "key": "series"})
     tidy.attrs["report"] = report
@@ -221,10 +221,10 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, horizon: int = 4, draw
     return tidy, summary
 
 
-def known_at(dataset: Any, horizon: int) -> harness.KnownAt:
+def known_at(dataset: Any, quarters: int) -> harness.KnownAt:
     """Of an earlier origin's cells, the ratios reported by a later origin (none published
     after it): what the stack's weight at that origin learns from."""
-    as_of = functools.cache(lambda origin: RatioActuals(dataset.as_of(origin), horizon))
+    as_of = functools.cache(lambda origin: RatioActuals(dataset.as_of(origin), quarters))
 
     def known(origin: Any, earlier: Any, cells: Sequence[harness.Cell]) -> dict[int, float]:
         truth = as_of(origin)(earlier)

@@ -60,7 +60,7 @@ def skill_gaps(name: str, report: Mapping[str, Any]) -> list[SkillGap]:
     report
         The backtest's JSON: ``models`` (each with ``pooled`` scores), optionally
         ``by_price_class`` (label -> its own ``models``) and, for series, ``summary`` rows
-        with ``series``, ``horizon`` ``"all"`` and ``crps_log``.
+        with ``series``, ``quarters_ahead`` ``"all"`` and ``crps_log``.
     """
     structural = STRUCTURAL[name]
     pooled = {m["model"]: m["pooled"] for m in report.get("models", [])}
@@ -75,7 +75,7 @@ def skill_gaps(name: str, report: Mapping[str, Any]) -> list[SkillGap]:
             gaps += [gap] if gap else []
     by_series: dict[str, dict[str, dict[str, Any]]] = {}
     for row in report.get("summary", []):
-        if "series" in row and str(row.get("horizon")) == "all":
+        if "series" in row and str(row.get("quarters_ahead")) == "all":
             by_series.setdefault(row["series"], {})[row["model"]] = row
     for series, rows in sorted(by_series.items()):
         if structural in rows:

@@ -1,15 +1,15 @@
 """Rolling-origin backtest of the spend model's reported series: refit at each cut-off,
 forecast 1..H quarters.
 
-A *forecaster* here is any callable ``(dataset_as_of, series_names, horizon, draws, seed) ->
-{series: ndarray (draws, horizon)}`` returning sample paths of each series' next ``horizon``
+A *forecaster* here is any callable ``(dataset_as_of, series_names, quarters, draws, seed) ->
+{series: ndarray (draws, quarters)}`` returning sample paths of each series' next ``quarters``
 fiscal quarters after its last observation in ``dataset_as_of``. Adapters make one from the
 Bayesian spend model (:class:`SpendForecaster`, refitted on ``dataset.as_of(cutoff)``) and
 from any baseline of :mod:`forecast.evaluation.baselines` (:class:`BaselineForecaster`).
 
 Each (forecaster, cut-off) fit is one task of the shared harness
 (:mod:`forecast.evaluation.harness`). :func:`series_scores` gives its tidy frame,
-:func:`rolling_origin` the long form (model, series, cutoff, horizon, metric, value),
+:func:`rolling_origin` the long form (model, series, cutoff, quarters_ahead, metric, value),
 :func:`summarize` its means per model and metric; :func:`backtest_spend` is the CLI entry
 point (``python cli.py backtest spend``).
 
@@ -71,13 +71,13 @@ class CutoffForecast:
     dataset: Any
     forecaster: Forecaster
     series: tuple[str, ...]
-    horizon: int
+    quarters: int
     draws: int
     seed: int
 
     def __call__(self, cutoff: pd.Timestamp) -> harness.OriginForecast:
-        """Fit as of ``cutoff``; cells (series, h) for h = 1..horizon."""
-        paths = self.forecaster(self.dataset.as_of(cutoff), self.series, self.horizon,
+        """Fit as of ``cutoff``; cells (series, h) for h = 1..quarters."""
+        paths = self.forecaster(self.dataset.as_of(cutoff), self.series, self.quarters,
                                 self.draws, self.seed)
         info = dict(getattr(paths, "info", {}))
         if UNBOUNDED_PATHS in info:
@@ -86,16 +86,16 @@ class CutoffForecast:
 
     def _cells(self, paths: Mapping[str, np.ndarray]) -> dict[harness.Cell, np.ndarray]:
         return {(name, h): np.asarray(sample, dtype=float)[:, h - 1]
-                for name, sample in paths.items() for h in range(1, self.horizon + 1)}
+                for name, sample in paths.items() for h in range(1, self.quarters + 1)}
 
 
 @dataclass(frozen=True)
 class SeriesActuals:
-    """The outcomes after a cut-off: each series' next ``horizon`` fiscal quarters."""
+    """The outcomes after a cut-off: each series' next ``quarters`` fiscal quarters."""
 
     dataset: Any
     series: tuple[str, ...]
-    horizon: int
+    quarters: int
 
     def labels(self, cutoff: pd.Timestamp) -> dict[harness.Cell, str]:
         """Fiscal period of each cell: the h-th quarter after the series' last one as of
@@ -107,7 +107,7 @@ class SeriesActuals:
             if history.empty:
                 continue
             last = str(history["fiscal_period"].iloc[-1])
-            for h, label in enumerate(next_fiscal_labels(last, self.horizon), start=1):
+            for h, label in enumerate(next_fiscal_labels(last, self.quarters), start=1):
                 out[(name, h)] = label
         return out
 
@@ -119,8 +119,8 @@ class SeriesActuals:
                 for cell, label in self.labels(cutoff).items() if label in truth[cell[0]].index}
 
 
-def all_cutoffs(dataset: Any, series: str, horizon: int) -> list[pd.Timestamp]:
-    """Every report date of ``series`` that leaves ``horizon`` quarters after it.
+def all_cutoffs(dataset: Any, series: str, quarters: int) -> list[pd.Timestamp]:
+    """Every report date of ``series`` that leaves ``quarters`` quarters after it.
 
     Each cut-off is the day one of the series' quarters was reported (its ``published_date``,
     the earnings release): ``dataset.as_of`` cuts revenue on publication, so the fit "as of"
@@ -132,10 +132,10 @@ def all_cutoffs(dataset: Any, series: str, horizon: int) -> list[pd.Timestamp]:
     published = dataset.revenue_series(company, segment).set_index("fiscal_period")[
         "published_date"]
     dates = [published[label] for label in observed_series(dataset, series)["fiscal_period"]]
-    return [pd.Timestamp(d) for d in dates[:max(len(dates) - horizon, 0)]]
+    return [pd.Timestamp(d) for d in dates[:max(len(dates) - quarters, 0)]]
 
 
-def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[pd.Timestamp]:
+def cutoffs_for(dataset: Any, series: str, origins: int, quarters: int) -> list[pd.Timestamp]:
     """The last ``origins`` cut-offs of :func:`all_cutoffs`.
 
     Raises
@@ -143,11 +143,11 @@ def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[p
     ForecastError
         For fewer than one origin, or more than the series gives.
     """
-    usable = all_cutoffs(dataset, series, horizon)
+    usable = all_cutoffs(dataset, series, quarters)
     if origins < 1 or len(usable) < origins:
         count = len(observed_series(dataset, series))
         raise ForecastError(f"--origins {origins}: {series} has {count} observations, "
-                            f"which give {len(usable)} origins with --horizon {horizon}; ask "
+                            f"which give {len(usable)} origins with --quarters {quarters}; ask "
                             f"for at most {len(usable)}" + (" and at least 1" if origins < 1
                                                              else ""))
     return usable[len(usable) - origins:]
@@ -155,7 +155,7 @@ def cutoffs_for(dataset: Any, series: str, origins: int, horizon: int) -> list[p
 
 def score_paths(paths: np.ndarray, actual: np.ndarray,
                 quantiles: Sequence[float] = scoring.DEFAULT_QUANTILES) -> dict[str, np.ndarray]:
-    """Every backtest metric per horizon for paths (draws, H) against actuals (H,).
+    """Every backtest metric per quarter ahead for paths (draws, H) against actuals (H,).
 
     The harness's scores (:func:`forecast.evaluation.harness.score_cells`) under their
     long-form names, with the pinball loss at ``quantiles``.
@@ -170,7 +170,7 @@ def score_paths(paths: np.ndarray, actual: np.ndarray,
 
 def series_scores(dataset: Any, forecasters: Mapping[str, Forecaster],
                   series: Sequence[str] = ("nvidia_data_center",), origins: int = 6,
-                  horizon: int = 4, draws: int = 1000, seed: int = 0,
+                  quarters: int = 4, draws: int = 1000, seed: int = 0,
                   cutoffs: Sequence[pd.Timestamp] | None = None,
                   progress: Callable[[str], None] | None = None, *,
                   map_fn: harness.MapFn = map) -> pd.DataFrame:
@@ -187,32 +187,32 @@ def series_scores(dataset: Any, forecasters: Mapping[str, Forecaster],
         in :func:`forecast.evaluation.harness.score_results`.
     """
     cutoffs = list(cutoffs) if cutoffs is not None else cutoffs_for(
-        dataset, series[0], origins, horizon)
+        dataset, series[0], origins, quarters)
     names = tuple(series)
-    tasks = {name: CutoffForecast(dataset, forecaster, names, horizon, draws, seed)
+    tasks = {name: CutoffForecast(dataset, forecaster, names, quarters, draws, seed)
              for name, forecaster in forecasters.items()}
-    actuals = SeriesActuals(dataset, names, horizon)
+    actuals = SeriesActuals(dataset, names, quarters)
 
     def report(result: harness.TaskResult) -> None:
         if progress is not None and result.error is None:
             progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
                      f"{result.seconds:.1f}s")
 
-    scored = harness.run_backtest(tasks, cutoffs, actuals, range(1, horizon + 1),
+    scored = harness.run_backtest(tasks, cutoffs, actuals, range(1, quarters + 1),
                                   map_fn=map_fn, progress=report)
     labels = {cutoff: actuals.labels(cutoff) for cutoff in cutoffs}
-    scored.insert(4, "fiscal_period", [labels[o][(k, h)] for k, o, h in
-                                       zip(scored["key"], scored["origin"], scored["horizon"],
-                                           strict=True)])
+    scored.insert(4, "fiscal_period", [
+        labels[o][(k, h)] for k, o, h in zip(scored["key"], scored["origin"],
+                                             scored["quarters_ahead"], strict=True)])
     return scored
 
 
 def long_scores(scored: pd.DataFrame) -> pd.DataFrame:
     """The long form of :func:`series_scores`: one row per cell and metric (see
-    :data:`METRICS`), columns model, series, cutoff, horizon, fiscal_period, actual, metric,
+    :data:`METRICS`), columns model, series, cutoff, quarters_ahead, fiscal_period, actual, metric,
     value."""
     ids = {"model": scored["forecaster"], "series": scored["key"], "cutoff": scored["origin"],
-           "horizon": scored["horizon"], "fiscal_period": scored["fiscal_period"],
+           "quarters_ahead": scored["quarters_ahead"], "fiscal_period": scored["fiscal_period"],
            "actual": scored["actual"]}
     n, k = len(scored), len(METRICS)
     frame = pd.DataFrame({name: np.repeat(column.to_numpy(), k) for name, column in ids.items()})
@@ -220,14 +220,14 @@ def long_scores(scored: pd.DataFrame) -> pd.DataFrame:
     frame["value"] = scored[list(METRICS)].to_numpy(dtype=float).reshape(-1)
     if n:
         frame["cutoff"] = pd.to_datetime(frame["cutoff"])
-        frame["horizon"] = frame["horizon"].astype(int)
+        frame["quarters_ahead"] = frame["quarters_ahead"].astype(int)
         frame["actual"] = frame["actual"].astype(float)
     return frame
 
 
 def rolling_origin(dataset: Any, forecasters: Mapping[str, Forecaster],
                    series: Sequence[str] = ("nvidia_data_center",), origins: int = 6,
-                   horizon: int = 4, draws: int = 1000, seed: int = 0,
+                   quarters: int = 4, draws: int = 1000, seed: int = 0,
                    cutoffs: Sequence[pd.Timestamp] | None = None,
                    progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Rolling-origin evaluation of several forecasters on several observed series.
@@ -241,8 +241,8 @@ def rolling_origin(dataset: Any, forecasters: Mapping[str, Forecaster],
         Model name -> forecaster (see module docstring).
     series
         Observed series to score; cut-offs come from the first unless given.
-    origins, horizon
-        Number of cut-offs and quarters ahead (1..horizon).
+    origins, quarters
+        Number of cut-offs and quarters ahead (1..quarters).
     draws, seed
         Paths per forecast and the seed (the same for every model and origin).
     cutoffs
@@ -253,10 +253,10 @@ def rolling_origin(dataset: Any, forecasters: Mapping[str, Forecaster],
     Returns
     -------
     pandas.DataFrame
-        Tidy: model, series, cutoff, horizon, fiscal_period, actual, metric, value. A model
+        Tidy: model, series, cutoff, quarters_ahead, fiscal_period, actual, metric, value. A model
         that fails at an origin is skipped there (its error is in ``attrs["failures"]``).
     """
-    scored = series_scores(dataset, forecasters, series, origins, horizon, draws, seed,
+    scored = series_scores(dataset, forecasters, series, origins, quarters, draws, seed,
                            cutoffs, progress)
     tidy = long_scores(scored)
     tidy.attrs["failures"] = scored.attrs["failures"]
@@ -268,23 +268,25 @@ def summarize(tidy: pd.DataFrame,
               metrics: Sequence[str] = ("crps", "crps_log", "pinball", "coverage_80",
                                         "coverage_95", "interval_score_80",
                                         "interval_score_95")) -> pd.DataFrame:
-    """Mean of each metric per series and model, over all horizons (``horizon="all"``) and
-    per horizon; one row per (series, model, horizon), metrics as columns, plus ``n``."""
+    """Mean of each metric per series and model, over all quarters ahead
+    (``quarters_ahead="all"``) and per quarter ahead; one row per (series, model,
+    quarters_ahead), metrics as columns, plus ``n``."""
     data = tidy[tidy["metric"].isin(metrics)]
     if data.empty:
-        return pd.DataFrame(columns=["series", "model", "horizon", "n", *metrics])
-    overall = data.assign(horizon="all")
-    both = pd.concat([overall, data.assign(horizon=data["horizon"].astype(str))])
-    table = both.pivot_table(index=["series", "model", "horizon"], columns="metric",
+        return pd.DataFrame(columns=["series", "model", "quarters_ahead", "n", *metrics])
+    overall = data.assign(quarters_ahead="all")
+    both = pd.concat([overall, data.assign(quarters_ahead=data["quarters_ahead"].astype(str))])
+    table = both.pivot_table(index=["series", "model", "quarters_ahead"], columns="metric",
                              values="value", aggfunc="mean")
-    counts = both[both["metric"] == metrics[0]].groupby(["series", "model", "horizon"]).size()
+    keys = ["series", "model", "quarters_ahead"]
+    counts = both[both["metric"] == metrics[0]].groupby(keys).size()
     table["n"] = counts
     table = table.reset_index()
     ordered = [m for m in metrics if m in table.columns]
-    # "all" first, then horizons in numeric order.
-    table["_order"] = [0 if h == "all" else int(h) for h in table["horizon"]]
+    # "all" first, then quarters_ahead in numeric order.
+    table["_order"] = [0 if h == "all" else int(h) for h in table["quarters_ahead"]]
     table = table.sort_values(["series", "_order", "model"]).drop(columns="_order")
-    return table[["series", "model", "horizon", "n", *ordered]].reset_index(drop=True)
+    return table[["series", "model", "quarters_ahead", "n", *ordered]].reset_index(drop=True)
 
 
 def known_at(actuals: SeriesActuals) -> harness.KnownAt:
@@ -323,41 +325,41 @@ def _reported(actuals: SeriesActuals, cutoff: pd.Timestamp) -> dict[tuple[str, s
 
 
 def _score(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
-           cutoffs: Sequence[pd.Timestamp], horizon: int) -> pd.DataFrame:
+           cutoffs: Sequence[pd.Timestamp], quarters: int) -> pd.DataFrame:
     """The harness's scores with the fiscal period of each cell. The model, the random walk
     and the stack are scored on the cells all three forecast (a fair comparison); ETS and
     UC, which need longer histories, on their own cells."""
     truth = {cutoff: dict(actuals(cutoff)) for cutoff in cutoffs}
     paired = {BAYES, UNBOUNDED, STACK_BASELINE, STACK}
     parts = [harness.score_results([r for r in results if r.forecaster in paired], truth,
-                                   range(1, horizon + 1), common_cells=True),
+                                   range(1, quarters + 1), common_cells=True),
              harness.score_results([r for r in results if r.forecaster not in paired],
-                                   truth, range(1, horizon + 1))]
+                                   truth, range(1, quarters + 1))]
     scored = pd.concat(parts, ignore_index=True)
     scored.attrs["failures"] = parts[0].attrs["failures"] + parts[1].attrs["failures"]
     scored.attrs["info"] = parts[0].attrs["info"] + parts[1].attrs["info"]
     labels = {cutoff: actuals.labels(cutoff) for cutoff in cutoffs}
-    scored.insert(4, "fiscal_period", [labels[o][(k, h)] for k, o, h in
-                                       zip(scored["key"], scored["origin"], scored["horizon"],
-                                           strict=True)])
+    scored.insert(4, "fiscal_period", [
+        labels[o][(k, h)] for k, o, h in zip(scored["key"], scored["origin"],
+                                             scored["quarters_ahead"], strict=True)])
     return scored
 
 
-def check_backtest(dataset: Any, origins: int, horizon: int) -> int:
+def check_backtest(dataset: Any, origins: int, quarters: int) -> int:
     """Refuse more ``origins`` than the anchor series gives (:func:`cutoffs_for`), before
     any fit.
 
     Returns
     -------
     int
-        Values one origin's forecasts hold per path: each backtest series for ``horizon``
+        Values one origin's forecasts hold per path: each backtest series for ``quarters``
         quarters, for the model, each baseline and their stack.
     """
-    cutoffs_for(dataset, BACKTEST_SERIES[0], origins, horizon)
-    return len(BACKTEST_SERIES) * horizon * (len(BASELINES) + 2)
+    cutoffs_for(dataset, BACKTEST_SERIES[0], origins, quarters)
+    return len(BACKTEST_SERIES) * quarters * (len(BASELINES) + 2)
 
 
-def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int = 1000,
+def backtest_spend(dataset: Any, origins: int = 6, quarters: int = 4, draws: int = 1000,
                     series: Sequence[str] = BACKTEST_SERIES, seed: int = 0,
                     sampler: Mapping[str, Any] | None = None,
                     include_bayes: bool = True,
@@ -367,7 +369,7 @@ def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int 
     """Backtest the spend model's reported series against random walk with drift, ETS and UC,
     and their out-of-sample stack (:func:`stack_scores`).
 
-    For ``python cli.py backtest spend [--origins N] [--horizon H]``: returns ``(tidy,
+    For ``python cli.py backtest spend [--origins N] [--quarters H]``: returns ``(tidy,
     summary)``, the long form of :func:`rolling_origin` and :func:`summarize`. The model
     fits at its default sampler (``sampler`` overrides it); the per-origin fit diagnostics
     are in ``tidy.attrs["fits"]``, the stack's weight of the model per origin in
@@ -379,11 +381,11 @@ def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int 
         forecasters[BAYES] = SpendForecaster(unbounded_twin=True, **dict(sampler or {}))
     for name, baseline in BASELINES.items():
         forecasters[name] = BaselineForecaster(baseline())
-    cutoffs = cutoffs_for(dataset, series[0], origins, horizon)
+    cutoffs = cutoffs_for(dataset, series[0], origins, quarters)
     names = tuple(series)
-    tasks = {name: CutoffForecast(dataset, forecaster, names, horizon, draws, seed)
+    tasks = {name: CutoffForecast(dataset, forecaster, names, quarters, draws, seed)
              for name, forecaster in forecasters.items()}
-    actuals = SeriesActuals(dataset, names, horizon)
+    actuals = SeriesActuals(dataset, names, quarters)
     results = []
     with shared_fits():
         for result in map_fn(harness.run_task, harness.make_tasks(tasks, cutoffs)):
@@ -396,7 +398,7 @@ def backtest_spend(dataset: Any, origins: int = 6, horizon: int = 4, draws: int 
         stacked, weights = harness.stack_results(results, BAYES, STACK_BASELINE, cutoffs,
                                                  known_at(actuals), seed, STACK)
         results += stacked
-    scored = _score(results, actuals, cutoffs, horizon)
+    scored = _score(results, actuals, cutoffs, quarters)
     tidy = long_scores(scored)
     tidy.attrs["failures"] = scored.attrs.get("failures", [])
     tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs.get("info", [])

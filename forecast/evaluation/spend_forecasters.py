@@ -1,8 +1,8 @@
 """The spend backtest's forecasters: the Bayesian spend model refitted at each cut-off, with
 M6's bound and without it, and any baseline of :mod:`forecast.evaluation.baselines`.
 
-A forecaster is a callable ``(dataset_as_of, series_names, horizon, draws, seed) ->
-{series: ndarray (draws, horizon)}`` of sample paths of each series' next ``horizon`` fiscal
+A forecaster is a callable ``(dataset_as_of, series_names, quarters, draws, seed) ->
+{series: ndarray (draws, quarters)}`` of sample paths of each series' next ``quarters`` fiscal
 quarters after its last observation in ``dataset_as_of``.
 """
 
@@ -36,7 +36,7 @@ class BaselineForecaster:
     def __init__(self, baseline: Any):
         self.baseline = baseline
 
-    def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
+    def __call__(self, dataset: Any, series: Sequence[str], quarters: int, draws: int,
                  seed: int) -> dict[str, np.ndarray]:
         paths = {}
         for name in series:
@@ -45,7 +45,7 @@ class BaselineForecaster:
                 fitted = self.baseline.fit(history["value"].to_numpy())
             except ForecastError:
                 continue  # too short a history at this origin: not scored there
-            paths[name] = fitted.forecast(horizon, draws=draws, seed=seed)
+            paths[name] = fitted.forecast(quarters, draws=draws, seed=seed)
         return paths
 
 
@@ -87,7 +87,7 @@ class SpendForecaster:
         self.unbounded_twin = unbounded_twin
         self.sampler = dict(sampler)
 
-    def __call__(self, dataset: Any, series: Sequence[str], horizon: int, draws: int,
+    def __call__(self, dataset: Any, series: Sequence[str], quarters: int, draws: int,
                  seed: int) -> SeriesPaths:
         from forecast.scenarios import load_scenario
 
@@ -101,14 +101,14 @@ class SpendForecaster:
                 _SHARED_FITS[key] = fitted
         names = [name for name in series if name in fitted.series_names()]
         # A fiscal quarter can end up to two calendar quarters after the window's last.
-        quarters = quarters_from(fitted.window[-1], horizon + 3)[1:]
-        bound = tightest_bound(scenario.sample(draws, seed=seed), quarters)
-        paths = SeriesPaths({name: fitted.series_paths(name, horizon, draws=draws, seed=seed,
+        labels = quarters_from(fitted.window[-1], quarters + 3)[1:]
+        bound = tightest_bound(scenario.sample(draws, seed=seed), labels)
+        paths = SeriesPaths({name: fitted.series_paths(name, quarters, draws=draws, seed=seed,
                                                        bound=bound)[1] for name in names})
         paths.info = {"as_of": str(dataset.as_of_date), **fitted.diagnostics(),
                       "fit_seconds": fitted.meta.get("fit_seconds")}
         if self.unbounded_twin:
             paths.info[UNBOUNDED_PATHS] = {
-                name: fitted.series_paths(name, horizon, draws=draws, seed=seed)[1]
+                name: fitted.series_paths(name, quarters, draws=draws, seed=seed)[1]
                 for name in names}
         return paths

@@ -30,7 +30,7 @@ RUNS: dict[str, Callable[..., Any]] = {"price": backtest_price_cli, "spend": bac
 #: version of one model does not outdate the others' backtests.
 MODELS: dict[str, tuple[str, ...]] = {"price": ("price",), "spend": ("spend",),
                                       "share": ("spend",)}
-DEFAULTS = {"origins": 6, "horizon": 4, "draws": 1000}
+DEFAULTS = {"origins": 6, "quarters": 4, "draws": 1000}
 #: Per-backtest overrides: the spend model needs four quarters of the rivals' positions
 #: before a cut-off (five cut-offs have them), and the shares' origins four quarters to score
 #: after three of a rival's reported ratios (four cut-offs).
@@ -47,8 +47,8 @@ def backtest_record(name: str, tidy: Any, summary: Any, data_hash: str,
     """A backtest's harness report and summary table with its provenance."""
     from forecast.store.shipped import model_versions
 
-    command = (f"python cli.py backtest {name} --origins {options['origins']} --horizon "
-               f"{options['horizon']} --draws {options['draws']} --format json")
+    command = (f"python cli.py backtest {name} --origins {options['origins']} --quarters "
+               f"{options['quarters']} --draws {options['draws']} --format json")
     return {"command": command, "data_hash": data_hash,
             "model_versions": backtest_versions(name, model_versions()),
             "fits": tidy.attrs.get("fits", []), "failures": tidy.attrs.get("failures", []),

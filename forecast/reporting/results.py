@@ -195,32 +195,34 @@ def backtest_texts(directory: Path | None) -> dict[str, str]:
             lines.append(f"| {model['model']} | {pooled['n']} | {_num(pooled.get('log_crps'))} | "
                          f"{_num(pooled.get('crps'))} | {_num(pooled.get('coverage_80'))} | "
                          f"{_num(pooled.get('coverage_95'))} | {_num(pooled.get('mean_pit'))} |")
-        lines += ["", *_by_horizon(report.get("models", [])), *_by_series(report),
+        lines += ["", *_by_quarters_ahead(report.get("models", [])), *_by_series(report),
                   *_by_price_class(report)]
         texts[path.stem] = "\n".join(lines)
     return texts
 
 
-def _by_horizon(models: list[dict[str, Any]]) -> list[str]:
+def _by_quarters_ahead(models: list[dict[str, Any]]) -> list[str]:
     """80% coverage of each model by quarters ahead."""
-    horizons = sorted({row["horizon"] for model in models for row in model["by_horizon"]})
+    ahead = sorted({row["quarters_ahead"] for model in models
+                    for row in model["by_quarters_ahead"]})
     lines = ["80% coverage by quarters ahead:", "",
-             "| model | " + " | ".join(f"h={h}" for h in horizons) + " |",
-             "|---|" + "---|" * len(horizons)]
+             "| model | " + " | ".join(f"h={h}" for h in ahead) + " |",
+             "|---|" + "---|" * len(ahead)]
     for model in models:
-        cells = {row["horizon"]: _num(row.get("coverage_80")) for row in model["by_horizon"]}
-        lines.append(f"| {model['model']} | " + " | ".join(cells.get(h, "") for h in horizons)
+        cells = {row["quarters_ahead"]: _num(row.get("coverage_80"))
+                 for row in model["by_quarters_ahead"]}
+        lines.append(f"| {model['model']} | " + " | ".join(cells.get(h, "") for h in ahead)
                      + " |")
     return lines
 
 
 def _by_series(report: dict[str, Any]) -> list[str]:
-    """Log CRPS and 80% coverage of each model per series, over every horizon."""
+    """Log CRPS and 80% coverage of each model per series, over every quarter ahead."""
     rows = [row for row in report.get("summary", [])
-            if "series" in row and str(row.get("horizon")) == "all"]
+            if "series" in row and str(row.get("quarters_ahead")) == "all"]
     if not rows:
         return []
-    lines = ["", "Per series, all horizons:", "",
+    lines = ["", "Per series, all quarters ahead:", "",
              "| series | model | n | log CRPS | 80% coverage |", "|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['series']} | {row['model']} | {row['n']} | "
@@ -229,11 +231,11 @@ def _by_series(report: dict[str, Any]) -> list[str]:
 
 
 def _by_price_class(report: dict[str, Any]) -> list[str]:
-    """The price backtest's list and market prices apart, over every horizon."""
+    """The price backtest's list and market prices apart, over every quarter ahead."""
     classes = report.get("by_price_class", {})
     if not classes:
         return []
-    lines = ["", "List and market prices apart, all horizons:", "",
+    lines = ["", "List and market prices apart, all quarters ahead:", "",
              "| prices | model | n | log CRPS | 80% coverage | mean PIT |",
              "|---|---|---|---|---|---|"]
     for label, part in classes.items():

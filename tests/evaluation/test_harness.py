@@ -21,9 +21,9 @@ HORIZONS = (1, 2, 3, 4)
 SIGMA = 2.0
 
 
-def truth_mean(key: str, origin: int, horizon: int) -> float:
+def truth_mean(key: str, origin: int, quarters: int) -> float:
     """A deterministic location per cell, far from zero for some cells."""
-    return 10.0 + int(key[1:]) + 0.5 * origin - horizon
+    return 10.0 + int(key[1:]) + 0.5 * origin - quarters
 
 
 @dataclass(frozen=True)
@@ -199,10 +199,10 @@ def test_common_cells_and_horizons_select_the_scored_cells() -> None:
     forecasters = {"all": ShiftedOracle(truth), "partial": partial}
     everything = harness.run_backtest(forecasters, [0], truth)
     assert (everything["forecaster"] == "all").sum() == len(KEYS) * len(HORIZONS)
-    common = harness.run_backtest(forecasters, [0], truth, horizons=[1, 3], common_cells=True)
+    common = harness.run_backtest(forecasters, [0], truth, quarters_ahead=[1, 3], common_cells=True)
     for name in forecasters:
         rows = common[common["forecaster"] == name]
-        assert sorted(zip(rows["key"], rows["horizon"], strict=True)) == [
+        assert sorted(zip(rows["key"], rows["quarters_ahead"], strict=True)) == [
             ("s0", 1), ("s0", 3), ("s1", 1), ("s1", 3)]
 
 
@@ -214,7 +214,7 @@ def test_cells_without_an_actual_are_not_scored() -> None:
         return harness.paths_to_cells({"s0": np.full((10, 3), 3.0), "s9": np.ones((10, 3))})
 
     scored = harness.run_backtest({"f": forecaster}, [0], sparse_truth)
-    assert list(zip(scored["key"], scored["horizon"], strict=True)) == [("s0", 1)]
+    assert list(zip(scored["key"], scored["quarters_ahead"], strict=True)) == [("s0", 1)]
 
 
 def test_log_crps_only_where_positive_and_when_asked() -> None:
@@ -241,20 +241,20 @@ def test_summary_has_the_json_shape_and_pooled_means() -> None:
     json.dumps(summary, allow_nan=False)  # JSON-ready: no NaN, plain types
     assert [m["model"] for m in summary["models"]] == ["high", "gauss"]
     high = summary["models"][0]
-    assert set(high) == {"model", "pooled", "by_horizon", "pit_histogram"}
+    assert set(high) == {"model", "pooled", "by_quarters_ahead", "pit_histogram"}
     assert tuple(high["pooled"]) == harness.SUMMARY_KEYS
     assert high["pooled"]["n"] == 5 * len(KEYS) * len(HORIZONS)
     assert high["pooled"]["crps"] == pytest.approx(2.0)
     assert high["pooled"]["pinball"] == pytest.approx(1.0)
     assert high["pooled"]["coverage_80"] == 0.0 and high["pooled"]["mean_pit"] == 0.0
-    assert [row["horizon"] for row in high["by_horizon"]] == list(HORIZONS)
-    assert all(row["n"] == 5 * len(KEYS) for row in high["by_horizon"])
+    assert [row["quarters_ahead"] for row in high["by_quarters_ahead"]] == list(HORIZONS)
+    assert all(row["n"] == 5 * len(KEYS) for row in high["by_quarters_ahead"])
     assert high["pit_histogram"] == [high["pooled"]["n"]] + [0] * 9
     gauss = summary["models"][1]
     rows = scored[scored["forecaster"] == "gauss"]
     assert gauss["pooled"]["crps"] == pytest.approx(rows["crps"].mean())
-    assert gauss["by_horizon"][2]["coverage_95"] == pytest.approx(
-        rows.loc[rows["horizon"] == 3, "in_95"].mean())
+    assert gauss["by_quarters_ahead"][2]["coverage_95"] == pytest.approx(
+        rows.loc[rows["quarters_ahead"] == 3, "in_95"].mean())
 
 
 def test_summary_log_crps_is_none_without_positive_values() -> None:
@@ -268,7 +268,7 @@ def test_summary_log_crps_is_none_without_positive_values() -> None:
     assert summary["models"][0]["pooled"]["log_crps"] is None
 
 
-def test_paths_to_cells_labels_columns_by_horizon() -> None:
+def test_paths_to_cells_labels_columns_by_quarters_ahead() -> None:
     paths = {"a": np.arange(6.0).reshape(2, 3)}
     cells = harness.paths_to_cells(paths)
     assert list(cells) == [("a", 1), ("a", 2), ("a", 3)]

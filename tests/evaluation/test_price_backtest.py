@@ -101,7 +101,7 @@ def test_random_walk_through_the_harness_scores_its_own_samples():
     np.testing.assert_allclose(scored["actual"], y)
     np.testing.assert_allclose(scored["log_crps"],
                                crps_samples(np.log(samples[:, usable]), np.log(y)))
-    np.testing.assert_array_equal(scored["horizon"], price_horizons(test, cut)[usable])
+    np.testing.assert_array_equal(scored["quarters_ahead"], price_horizons(test, cut)[usable])
 
 
 def test_backtest_scores_both_models_on_the_same_rows(mock_sampler):
@@ -159,8 +159,8 @@ def _fake_results(dataset, origins, rng):
     results = []
     for origin in origins:
         test = later_prices(dataset, origin)
-        horizons = price_horizons(test, origin)
-        cells = [(row, int(horizons[row])) for row in range(len(test))]
+        quarters_ahead = price_horizons(test, origin)
+        cells = [(row, int(quarters_ahead[row])) for row in range(len(test))]
         actual = test["usd_per_chip_hour"].to_numpy()
         exact = actual[None, :] * np.exp(0.01 * rng.standard_normal((200, len(test))))
         results += [harness.TaskResult(BAYES, origin, cells, exact, {}, 0.0),
@@ -198,18 +198,18 @@ def test_the_stack_learns_its_weight_only_from_prices_known_at_the_origin():
 def test_rolling_backtest_reports_model_baseline_and_stack(mock_sampler):
     # Plumbing of the report, the stack and its weights (sampling is mocked); the model's
     # scores at its default sampler are the published backtest's (tests/pipeline).
-    tidy, summary = backtest_price_cli(load_dataset(), origins=4, horizon=2, draws=200,
+    tidy, summary = backtest_price_cli(load_dataset(), origins=4, quarters=2, draws=200,
                                        sampler={"draws": 300, "tune": 500, "chains": 2,
                                                 "random_seed": 2})
     report = tidy.attrs["report"]
     assert [m["model"] for m in report["models"]] == [BAYES, RANDOM_WALK, STACK]
     counts = {m["model"]: m["pooled"]["n"] for m in report["models"]}
     assert len(set(counts.values())) == 1 and counts[BAYES] > 5  # the same cells
-    assert set(tidy["horizon"]) <= {1, 2}
+    assert set(tidy["quarters_ahead"]) <= {1, 2}
     assert set(tidy.attrs["weights"]) == set(tidy.attrs["fits"])
     assert list(tidy.attrs["weights"].values())[0] == 0.5
     everything = summary[summary["prices"] == "all"]
-    pooled = everything[everything["horizon"] == "all"].set_index("model")
+    pooled = everything[everything["quarters_ahead"] == "all"].set_index("model")
     assert pooled.loc[BAYES, "crps_log"] == pytest.approx(report["models"][0]["pooled"]
                                                           ["log_crps"])
     assert pooled["coverage_80"].between(0, 1).all()
@@ -217,7 +217,7 @@ def test_rolling_backtest_reports_model_baseline_and_stack(mock_sampler):
     parts = report["by_price_class"]
     assert set(parts) == {"list", "market"}
     assert sum(part["models"][0]["pooled"]["n"] for part in parts.values()) == counts[BAYES]
-    by_class = summary[(summary["horizon"] == "all") & (summary["model"] == BAYES)]
+    by_class = summary[(summary["quarters_ahead"] == "all") & (summary["model"] == BAYES)]
     assert by_class.set_index("prices").loc["list", "n"] == parts["list"]["models"][0][
         "pooled"]["n"]
 
@@ -227,7 +227,7 @@ def test_misses_name_the_observations_outside_the_models_interval():
     origin = pd.Timestamp("2025-03-31")
     test = later_prices(dataset, origin).reset_index(drop=True)
     tidy = pd.DataFrame({"forecaster": [BAYES, BAYES, BAYES, RANDOM_WALK],
-                         "origin": origin, "key": [0, 2, 3, 0], "horizon": [1, 1, 2, 1],
+                         "origin": origin, "key": [0, 2, 3, 0], "quarters_ahead": [1, 1, 2, 1],
                          "in_80": [False, True, False, False], "median": [1.0, 2.0, 3.0, 4.0],
                          "pit": [0.01, 0.5, 0.97, 0.0]})
     misses = missed_observations(tidy, dataset)

@@ -65,7 +65,7 @@ def make_oracle(full: Any) -> Callable[..., SeriesPaths]:
     """A spend-model stand-in that knows ``full``'s reported quarters: every path of a series
     is its outcome (the last value as of the cut where the quarter is not in ``full``)."""
 
-    def oracle(cut: Any, series: Sequence[str], horizon: int, draws: int,
+    def oracle(cut: Any, series: Sequence[str], quarters: int, draws: int,
                seed: int) -> SeriesPaths:
         paths = SeriesPaths()
         for name in series:
@@ -73,7 +73,7 @@ def make_oracle(full: Any) -> Callable[..., SeriesPaths]:
             truth = observed_series(full, name).set_index("fiscal_period")["value"]
             last = float(rows["value"].iloc[-1])
             values = [float(truth.get(label, last))
-                      for label in next_fiscal_labels(rows["fiscal_period"].iloc[-1], horizon)]
+                      for label in next_fiscal_labels(rows["fiscal_period"].iloc[-1], quarters)]
             paths[name] = np.tile(values, (draws, 1))
         paths.info = {"as_of": str(cut.as_of_date.date()), "max_r_hat": 1.0}
         return paths
@@ -133,7 +133,7 @@ def test_anchor_quarters_are_nvidia_next_calendar_quarters(dataset: Any) -> None
 
 @pytest.mark.parametrize("drift", [False, True])
 def test_held_ratios_are_a_random_walk_from_the_last_ratio(dataset: Any, drift: bool) -> None:
-    cells = HeldRatios(dataset, horizon=3, draws=200_000, seed=0, drift=drift)(CUTOFF)
+    cells = HeldRatios(dataset, quarters=3, draws=200_000, seed=0, drift=drift)(CUTOFF)
     assert sorted(cells) == [(name, h) for name in (AMD, BROADCOM) for h in (1, 2, 3)]
     cut = dataset.as_of(CUTOFF)
     for name in (AMD, BROADCOM):
@@ -148,16 +148,16 @@ def test_held_ratios_are_a_random_walk_from_the_last_ratio(dataset: Any, drift: 
 
 def test_a_rival_with_fewer_than_three_ratios_is_not_forecast(dataset: Any) -> None:
     # 2023-09-01: AMD has two ratios (2023Q1, Q2), Broadcom three (2022Q4 to 2023Q2).
-    cells = HeldRatios(dataset, horizon=2, draws=10, seed=0, drift=False)(
+    cells = HeldRatios(dataset, quarters=2, draws=10, seed=0, drift=False)(
         pd.Timestamp("2023-09-01"))
     assert sorted(cells) == [(BROADCOM, 1), (BROADCOM, 2)]
 
 
 def test_held_ratio_forecasts_are_seeded(dataset: Any) -> None:
-    held = HeldRatios(dataset, horizon=2, draws=50, seed=1, drift=False)
+    held = HeldRatios(dataset, quarters=2, draws=50, seed=1, drift=False)
     first, again = held(CUTOFF), held(CUTOFF)
     assert all(np.array_equal(first[cell], again[cell]) for cell in first)
-    other = HeldRatios(dataset, horizon=2, draws=50, seed=2, drift=False)(CUTOFF)
+    other = HeldRatios(dataset, quarters=2, draws=50, seed=2, drift=False)(CUTOFF)
     assert not np.array_equal(first[(AMD, 1)], other[(AMD, 1)])
 
 
@@ -165,12 +165,12 @@ def test_held_ratio_forecasts_are_seeded(dataset: Any) -> None:
 
 
 def test_actuals_are_the_reported_ratios_in_nvidia_next_quarters(dataset: Any) -> None:
-    actuals = RatioActuals(dataset, horizon=2)(CUTOFF)  # 2024Q3 and 2024Q4
+    actuals = RatioActuals(dataset, quarters=2)(CUTOFF)  # 2024Q3 and 2024Q4
     assert actuals == pytest.approx({
         (AMD, 1): np.log(3.5 / 30.8), (BROADCOM, 1): np.log(3.7 / 30.8),
         (AMD, 2): np.log(3.86 / 35.6), (BROADCOM, 2): np.log(4.1 / 35.6)})
     # After NVIDIA's last report on file nothing is scored.
-    assert RatioActuals(dataset, horizon=2)(pd.Timestamp("2025-08-27")) == {}
+    assert RatioActuals(dataset, quarters=2)(pd.Timestamp("2025-08-27")) == {}
 
 
 # --------------------------------------------------------------------------- model ratios
@@ -181,11 +181,11 @@ def test_model_ratios_align_each_rival_on_nvidia_calendar_quarters(dataset: Any)
     quarter behind at the cut-off, has NVIDIA's first forecast quarter in its second."""
     calls: list[tuple[Any, ...]] = []
 
-    def counting(cut: Any, series: Sequence[str], horizon: int, draws: int,
+    def counting(cut: Any, series: Sequence[str], quarters: int, draws: int,
                  seed: int) -> SeriesPaths:
-        calls.append((cut.as_of_date, tuple(series), horizon, draws, seed))
+        calls.append((cut.as_of_date, tuple(series), quarters, draws, seed))
         scale = {ANCHOR: 10.0, AMD: 1.0, BROADCOM: 1.0}
-        paths = SeriesPaths({name: np.tile(scale[name] * np.arange(1.0, horizon + 1.0),
+        paths = SeriesPaths({name: np.tile(scale[name] * np.arange(1.0, quarters + 1.0),
                                            (draws, 1)) for name in series})
         paths.info = {"max_r_hat": 1.01}
         return paths
@@ -203,9 +203,9 @@ def test_model_ratios_align_each_rival_on_nvidia_calendar_quarters(dataset: Any)
 def test_model_ratios_leave_out_a_series_the_model_does_not_forecast(dataset: Any) -> None:
     oracle = make_oracle(dataset)
 
-    def without_broadcom(cut: Any, series: Sequence[str], horizon: int, draws: int,
+    def without_broadcom(cut: Any, series: Sequence[str], quarters: int, draws: int,
                          seed: int) -> SeriesPaths:
-        return oracle(cut, [name for name in series if name != BROADCOM], horizon, draws,
+        return oracle(cut, [name for name in series if name != BROADCOM], quarters, draws,
                       seed)
 
     forecast = ModelRatios(dataset, 2, 4, 0, without_broadcom)(CUTOFF)
@@ -221,12 +221,12 @@ def test_model_ratios_leave_out_a_series_the_model_does_not_forecast(dataset: An
 def test_origins_need_three_reported_ratios_of_a_rival(dataset: Any) -> None:
     # AMD's and Broadcom's third ratios are in by NVIDIA's report of 2023-11-21; earlier
     # cut-offs have two at most.
-    assert [str(c.date()) for c in share_origins(dataset, origins=4, horizon=4)] == [
+    assert [str(c.date()) for c in share_origins(dataset, origins=4, quarters=4)] == [
         "2023-11-21", "2024-02-21", "2024-05-22", "2024-08-28"]
-    assert share_origins(dataset, origins=2, horizon=2) == [pd.Timestamp("2024-11-20"),
+    assert share_origins(dataset, origins=2, quarters=2) == [pd.Timestamp("2024-11-20"),
                                                             pd.Timestamp("2025-02-26")]
     with pytest.raises(ForecastError, match="^--origins 2: 0 of .* ask for at most 0$"):
-        share_origins(dataset.as_of("2023-09-01"), origins=2, horizon=1)
+        share_origins(dataset.as_of("2023-09-01"), origins=2, quarters=1)
 
 
 def test_check_backtest_refuses_more_origins_than_nvidia_quarters(dataset: Any) -> None:
@@ -251,7 +251,7 @@ def test_too_many_origins_are_refused_before_any_fit(
     monkeypatch.setattr(share_backtest, "SpendForecaster",
                         lambda **sampler: built.append(sampler))
     with pytest.raises(ForecastError, match="^--origins 23: "):
-        backtest_share_cli(dataset, origins=23, horizon=4)
+        backtest_share_cli(dataset, origins=23, quarters=4)
     assert built == []
 
 
@@ -269,7 +269,7 @@ def test_an_oracle_model_scores_zero_and_the_stack_learns_it(
 
     monkeypatch.setattr(share_backtest, "SpendForecaster", factory)
     messages: list[str] = []
-    tidy, summary = backtest_share_cli(dataset, origins=4, horizon=2, draws=300,
+    tidy, summary = backtest_share_cli(dataset, origins=4, quarters=2, draws=300,
                                        sampler={"draws": 7}, progress=messages.append)
     assert sampler_given == [{"draws": 7}]
     cutoffs = share_origins(dataset, 4, 2)
@@ -306,8 +306,8 @@ def test_a_map_gives_the_serial_scores(dataset: Any, monkeypatch: pytest.MonkeyP
         items = list(items)
         return [function(item) for item in reversed(items)][::-1]
 
-    serial, _ = backtest_share_cli(dataset, origins=2, horizon=2, draws=100)
-    other, _ = backtest_share_cli(dataset, origins=2, horizon=2, draws=100,
+    serial, _ = backtest_share_cli(dataset, origins=2, quarters=2, draws=100)
+    other, _ = backtest_share_cli(dataset, origins=2, quarters=2, draws=100,
                                   map_fn=reversed_map)
     pd.testing.assert_frame_equal(serial, other)
 
@@ -320,9 +320,9 @@ def test_the_stack_weight_of_an_origin_ignores_later_figures(
     monkeypatch.setattr(share_backtest, "SpendForecaster", lambda **sampler: oracle)
     origins = share_origins(dataset, 2, 2)  # NVIDIA's reports of 2024-11-20, 2025-02-26
     scaled = future_scaled(dataset, origins[1], np.exp(-3.0), ["AMD", "Broadcom"])
-    runs = [backtest_share_cli(data, origins=2, horizon=2, draws=200)[0]
+    runs = [backtest_share_cli(data, origins=2, quarters=2, draws=200)[0]
             for data in (dataset, scaled)]
     assert stack_weights(runs[0]) == stack_weights(runs[1])
-    stacks = [tidy.loc[tidy["model"] == STACK, ["origin", "series", "horizon", "mean", "sd"]]
+    stacks = [tidy.loc[tidy["model"] == STACK, ["origin", "series", "quarters_ahead", "mean", "sd"]]
               .reset_index(drop=True) for tidy in runs]
     pd.testing.assert_frame_equal(*stacks)

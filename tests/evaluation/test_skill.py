@@ -17,18 +17,18 @@ def test_a_loss_to_the_best_same_cells_baseline_is_reported_and_a_win_is_not() -
                          pooled("stack (spend_model + rw_drift)", 52, 0.10),
                          pooled("spend_model (unbounded)", 52, 0.12)],
               "summary": [
-                  {"series": "amd", "model": "spend_model", "horizon": "all", "n": 16,
+                  {"series": "amd", "model": "spend_model", "quarters_ahead": "all", "n": 16,
                    "crps_log": 0.22},
-                  {"series": "amd", "model": "rw_drift", "horizon": "all", "n": 16,
+                  {"series": "amd", "model": "rw_drift", "quarters_ahead": "all", "n": 16,
                    "crps_log": 0.12},
-                  {"series": "amd", "model": "constant", "horizon": "all", "n": 16,
+                  {"series": "amd", "model": "constant", "quarters_ahead": "all", "n": 16,
                    "crps_log": 0.18},
-                  # One horizon's row is not the series' score.
-                  {"series": "nvidia", "model": "rw_drift", "horizon": "1", "n": 4,
+                  # One quarters's row is not the series' score.
+                  {"series": "nvidia", "model": "rw_drift", "quarters_ahead": "1", "n": 4,
                    "crps_log": 0.01},
-                  {"series": "nvidia", "model": "spend_model", "horizon": "all", "n": 16,
+                  {"series": "nvidia", "model": "spend_model", "quarters_ahead": "all", "n": 16,
                    "crps_log": 0.07},
-                  {"series": "nvidia", "model": "rw_drift", "horizon": "all", "n": 16,
+                  {"series": "nvidia", "model": "rw_drift", "quarters_ahead": "all", "n": 16,
                    "crps_log": 0.10}]}
     gaps = skill_gaps("spend", report)
     assert [(g.series, g.baseline, g.model_score, g.baseline_score, g.n) for g in gaps] == [

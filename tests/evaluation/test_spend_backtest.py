@@ -74,7 +74,7 @@ def make_oracle(full: Any) -> Callable[..., SeriesPaths]:
     """A forecaster that knows ``full``'s reported quarters: every path is the outcome (the
     last value as of the cut where the quarter is not in ``full``)."""
 
-    def oracle(cut: Any, series: Sequence[str], horizon: int, draws: int,
+    def oracle(cut: Any, series: Sequence[str], quarters: int, draws: int,
                seed: int) -> SeriesPaths:
         paths = SeriesPaths()
         for name in series:
@@ -84,7 +84,7 @@ def make_oracle(full: Any) -> Callable[..., SeriesPaths]:
             truth = _truth(full, name)
             last = float(rows["value"].iloc[-1])
             values = [float(truth.get(label, last))
-                      for label in next_fiscal_labels(rows["fiscal_period"].iloc[-1], horizon)]
+                      for label in next_fiscal_labels(rows["fiscal_period"].iloc[-1], quarters)]
             paths[name] = np.tile(values, (draws, 1))
         paths.info = {"as_of": str(cut.as_of_date.date()), "max_r_hat": 1.0}
         return paths
@@ -108,11 +108,11 @@ def future_scaled(dataset: Any, after: pd.Timestamp, factor: float,
 @pytest.mark.parametrize("baseline", [RandomWalkDrift(), ETSBaseline(), UCBaseline()])
 def test_baselines_return_positive_seeded_paths(baseline: Any) -> None:
     fitted = baseline.fit(_growth_series())
-    paths = fitted.forecast(horizon=5, draws=300, seed=1)
+    paths = fitted.forecast(quarters=5, draws=300, seed=1)
     assert paths.shape == (300, 5)
     assert np.all(paths > 0) and np.all(np.isfinite(paths))
-    np.testing.assert_array_equal(paths, fitted.forecast(horizon=5, draws=300, seed=1))
-    assert not np.array_equal(paths, fitted.forecast(horizon=5, draws=300, seed=2))
+    np.testing.assert_array_equal(paths, fitted.forecast(quarters=5, draws=300, seed=1))
+    assert not np.array_equal(paths, fitted.forecast(quarters=5, draws=300, seed=2))
 
 
 def test_random_walk_drift_centre_and_spread() -> None:
@@ -166,7 +166,7 @@ def test_baseline_forecaster_skips_a_series_too_short_at_the_origin(dataset: Any
 
 
 def test_cutoffs_are_report_dates_that_leave_the_horizon(dataset: Any) -> None:
-    cutoffs = cutoffs_for(dataset, NVIDIA, origins=6, horizon=4)
+    cutoffs = cutoffs_for(dataset, NVIDIA, origins=6, quarters=4)
     rows = dataset.revenue_series(*SERIES[NVIDIA])
     assert cutoffs == [pd.Timestamp(d) for d in rows["published_date"].iloc[-10:-4]]
     labels = list(observed_series(dataset, NVIDIA)["fiscal_period"])
@@ -180,10 +180,10 @@ def test_cutoffs_are_report_dates_that_leave_the_horizon(dataset: Any) -> None:
 
 def test_more_origins_than_the_data_give_are_refused(dataset: Any) -> None:
     message = ("--origins 23: nvidia_data_center has 26 observations, which give 22 origins "
-               "with --horizon 4; ask for at most 22")
+               "with --quarters 4; ask for at most 22")
     with pytest.raises(ForecastError, match=f"^{message}$"):
-        cutoffs_for(dataset, NVIDIA, origins=23, horizon=4)
-    assert len(cutoffs_for(dataset, NVIDIA, origins=22, horizon=4)) == 22
+        cutoffs_for(dataset, NVIDIA, origins=23, quarters=4)
+    assert len(cutoffs_for(dataset, NVIDIA, origins=22, quarters=4)) == 22
     with pytest.raises(ForecastError, match="^--origins 23: nvidia_data_center"):
         check_backtest(dataset, 23, 4)
 
@@ -196,14 +196,14 @@ def test_check_backtest_counts_the_values_of_one_origin(dataset: Any) -> None:
 
 def test_a_horizon_longer_than_the_series_is_refused(dataset: Any) -> None:
     with pytest.raises(ForecastError, match="^--origins 1: nvidia_data_center has 26 "):
-        cutoffs_for(dataset, NVIDIA, origins=1, horizon=30)
+        cutoffs_for(dataset, NVIDIA, origins=1, quarters=30)
     with pytest.raises(ForecastError, match="^--origins 1: nvidia_data_center has 26 "):
         check_backtest(dataset, 1, 30)
 
 
 def test_an_unknown_series_is_a_forecast_error(dataset: Any) -> None:
     with pytest.raises(ForecastError, match="unknown series 'nvidia'"):
-        cutoffs_for(dataset, "nvidia", origins=1, horizon=4)
+        cutoffs_for(dataset, "nvidia", origins=1, quarters=4)
 
 
 def test_the_spend_model_can_be_prepared_at_the_default_cut_offs(dataset: Any) -> None:
@@ -212,7 +212,7 @@ def test_the_spend_model_can_be_prepared_at_the_default_cut_offs(dataset: Any) -
 
     scenario = load_scenario("base")
     model = SpendModel.from_scenario(scenario)
-    for cutoff in cutoffs_for(dataset, NVIDIA, origins=6, horizon=4):
+    for cutoff in cutoffs_for(dataset, NVIDIA, origins=6, quarters=4):
         model.prepare(dataset.as_of(cutoff), scenario)
 
 
@@ -220,7 +220,7 @@ def test_the_spend_model_can_be_prepared_at_the_default_cut_offs(dataset: Any) -
 
 
 def test_actuals_are_each_series_next_fiscal_quarters(dataset: Any) -> None:
-    actuals = SeriesActuals(dataset, (NVIDIA, *RIVALS), horizon=2)
+    actuals = SeriesActuals(dataset, (NVIDIA, *RIVALS), quarters=2)
     cutoff = pd.Timestamp("2024-08-28")  # NVIDIA's FY2025Q2 report
     # Broadcom reported FY2024Q3 on 2024-09-05: as of the cut-off its last is FY2024Q2.
     assert actuals.labels(cutoff) == {
@@ -235,7 +235,7 @@ def test_actuals_are_each_series_next_fiscal_quarters(dataset: Any) -> None:
 
 def test_actuals_leave_out_unreported_quarters_and_series_without_history(
         dataset: Any) -> None:
-    actuals = SeriesActuals(dataset, (NVIDIA, *RIVALS), horizon=2)
+    actuals = SeriesActuals(dataset, (NVIDIA, *RIVALS), quarters=2)
     # Before AMD's and Broadcom's first reports: NVIDIA's cells only.
     early = pd.Timestamp("2023-02-22")
     assert sorted(actuals.labels(early)) == [(NVIDIA, 1), (NVIDIA, 2)]
@@ -249,12 +249,12 @@ def test_a_cutoff_task_fits_on_the_cut_data_and_splits_paths_into_cells(
         dataset: Any) -> None:
     calls: list[tuple[Any, ...]] = []
 
-    def recorder(cut: Any, series: Sequence[str], horizon: int, draws: int,
+    def recorder(cut: Any, series: Sequence[str], quarters: int, draws: int,
                  seed: int) -> SeriesPaths:
         calls.append((cut.as_of_date, observed_series(cut, NVIDIA)["fiscal_period"].iloc[-1],
-                      tuple(series), horizon, draws, seed))
-        paths = SeriesPaths({name: np.arange(draws * horizon, dtype=float).reshape(
-            draws, horizon) + k for k, name in enumerate(series)})
+                      tuple(series), quarters, draws, seed))
+        paths = SeriesPaths({name: np.arange(draws * quarters, dtype=float).reshape(
+            draws, quarters) + k for k, name in enumerate(series)})
         paths.info = {"converged": True}
         return paths
 
@@ -295,17 +295,17 @@ def test_score_paths_match_hand_scores() -> None:
 
 
 def test_rolling_origin_scores_an_oracle_perfectly(dataset: Any) -> None:
-    tidy = rolling_origin(dataset, {"oracle": make_oracle(dataset)}, origins=3, horizon=2,
+    tidy = rolling_origin(dataset, {"oracle": make_oracle(dataset)}, origins=3, quarters=2,
                           draws=50)
-    assert list(tidy.columns) == ["model", "series", "cutoff", "horizon", "fiscal_period",
+    assert list(tidy.columns) == ["model", "series", "cutoff", "quarters_ahead", "fiscal_period",
                                   "actual", "metric", "value"]
-    assert tidy["cutoff"].nunique() == 3 and set(tidy["horizon"]) == {1, 2}
+    assert tidy["cutoff"].nunique() == 3 and set(tidy["quarters_ahead"]) == {1, 2}
     assert set(tidy["metric"]) == set(METRICS.values())
     assert np.allclose(tidy.loc[tidy["metric"] == "crps", "value"], 0.0)
     assert np.allclose(tidy.loc[tidy["metric"] == "coverage_95", "value"], 1.0)
     assert np.allclose(tidy.loc[tidy["metric"] == "pit", "value"], 0.5)
     summary = summarize(tidy)
-    assert list(summary["horizon"]) == ["all", "1", "2"]
+    assert list(summary["quarters_ahead"]) == ["all", "1", "2"]
     assert list(summary["n"]) == [6, 3, 3]
     info = tidy.attrs["info"]
     assert [entry["info"]["as_of"] for entry in info] == [
@@ -316,7 +316,7 @@ def test_rolling_origin_records_failures(dataset: Any) -> None:
     def broken(*args: Any) -> dict[str, np.ndarray]:
         raise RuntimeError("boom")
 
-    tidy = rolling_origin(dataset, {"broken": broken}, origins=2, horizon=1, draws=10)
+    tidy = rolling_origin(dataset, {"broken": broken}, origins=2, quarters=1, draws=10)
     assert tidy.empty
     cutoffs = cutoffs_for(dataset, NVIDIA, 2, 1)
     assert tidy.attrs["failures"] == [f"broken @ {c.date()}: boom" for c in cutoffs]
@@ -325,32 +325,32 @@ def test_rolling_origin_records_failures(dataset: Any) -> None:
 def test_random_walk_scores_equal_the_scores_by_hand(dataset: Any) -> None:
     forecasters = {"rw_drift": BaselineForecaster(RandomWalkDrift())}
     tidy = rolling_origin(dataset, forecasters, series=(NVIDIA, "broadcom_ai"), origins=2,
-                          horizon=2, draws=200, seed=3)
-    cutoff = cutoffs_for(dataset, NVIDIA, origins=2, horizon=2)[0]
+                          quarters=2, draws=200, seed=3)
+    cutoff = cutoffs_for(dataset, NVIDIA, origins=2, quarters=2)[0]
     for name in (NVIDIA, "broadcom_ai"):
         history = observed_series(dataset.as_of(cutoff), name)
         paths = RandomWalkDrift().fit(history["value"].to_numpy()).forecast(2, 200, seed=3)
         labels = next_fiscal_labels(history["fiscal_period"].iloc[-1], 2)
         actual = _truth(dataset, name)[labels].to_numpy()
         rows = tidy[(tidy["series"] == name) & (tidy["cutoff"] == cutoff)]
-        by_metric = rows.pivot_table(index="horizon", columns="metric", values="value")
+        by_metric = rows.pivot_table(index="quarters_ahead", columns="metric", values="value")
         np.testing.assert_allclose(by_metric["crps"], _crps_by_hand(paths, actual))
         np.testing.assert_allclose(by_metric["crps_log"],
                                    _crps_by_hand(np.log(paths), np.log(actual)))
         np.testing.assert_array_equal(by_metric["coverage_80"],
                                       _inside_by_hand(paths, actual, 0.8))
         assert list(rows["fiscal_period"].unique()) == labels
-        np.testing.assert_allclose(rows.groupby("horizon")["actual"].first(), actual)
+        np.testing.assert_allclose(rows.groupby("quarters_ahead")["actual"].first(), actual)
 
 
 def test_series_scores_is_the_wide_form_of_rolling_origin(dataset: Any) -> None:
     forecasters = {"rw_drift": BaselineForecaster(RandomWalkDrift())}
-    scored = series_scores(dataset, forecasters, origins=2, horizon=3, draws=100)
-    tidy = rolling_origin(dataset, forecasters, origins=2, horizon=3, draws=100)
+    scored = series_scores(dataset, forecasters, origins=2, quarters=3, draws=100)
+    tidy = rolling_origin(dataset, forecasters, origins=2, quarters=3, draws=100)
     assert list(scored.columns) == [*harness.FRAME_COLUMNS[:4], "fiscal_period",
                                     *harness.FRAME_COLUMNS[4:]]
     assert len(tidy) == len(scored) * len(METRICS)
-    wide = tidy.pivot_table(index=["cutoff", "horizon"], columns="metric", values="value")
+    wide = tidy.pivot_table(index=["cutoff", "quarters_ahead"], columns="metric", values="value")
     for column, metric in METRICS.items():
         np.testing.assert_allclose(wide[metric].to_numpy(), scored[column].to_numpy())
     assert harness.summarize_scores(scored)["models"][0]["pooled"]["n"] == 6
@@ -364,8 +364,8 @@ def test_a_parallel_map_gives_the_serial_scores(dataset: Any) -> None:
         items = list(items)
         return [function(item) for item in reversed(items)][::-1]
 
-    serial = series_scores(dataset, forecasters, origins=2, horizon=2, draws=50)
-    other = series_scores(dataset, forecasters, origins=2, horizon=2, draws=50,
+    serial = series_scores(dataset, forecasters, origins=2, quarters=2, draws=50)
+    other = series_scores(dataset, forecasters, origins=2, quarters=2, draws=50,
                           map_fn=reversed_map)
     pd.testing.assert_frame_equal(serial, other)
 
@@ -376,15 +376,16 @@ def test_summarize_averages_per_horizon_and_over_all() -> None:
     for model, offset in (("b", 10.0), ("a", 0.0)):
         for c, cutoff in enumerate(cutoffs):
             for h in (2, 1):
-                rows += [{"model": model, "series": NVIDIA, "cutoff": cutoff, "horizon": h,
+                rows += [{"model": model, "series": NVIDIA, "cutoff": cutoff, "quarters_ahead": h,
                           "metric": "crps", "value": offset + 2 * c + h},
-                         {"model": model, "series": NVIDIA, "cutoff": cutoff, "horizon": h,
+                         {"model": model, "series": NVIDIA, "cutoff": cutoff, "quarters_ahead": h,
                           "metric": "coverage_80", "value": float(c == 0)},
-                         {"model": model, "series": NVIDIA, "cutoff": cutoff, "horizon": h,
+                         {"model": model, "series": NVIDIA, "cutoff": cutoff, "quarters_ahead": h,
                           "metric": "pit", "value": 0.3}]
     summary = summarize(pd.DataFrame(rows))
-    assert list(summary.columns) == ["series", "model", "horizon", "n", "crps", "coverage_80"]
-    assert list(zip(summary["horizon"], summary["model"], strict=True)) == [
+    assert list(summary.columns) == ["series", "model", "quarters_ahead", "n", "crps",
+                                     "coverage_80"]
+    assert list(zip(summary["quarters_ahead"], summary["model"], strict=True)) == [
         ("all", "a"), ("all", "b"), ("1", "a"), ("1", "b"), ("2", "a"), ("2", "b")]
     # crps of a: 1, 2 at the first cut-off, 3, 4 at the second; b is 10 more.
     np.testing.assert_allclose(summary["crps"], [2.5, 12.5, 2.0, 12.0, 3.0, 13.0])
@@ -393,9 +394,9 @@ def test_summarize_averages_per_horizon_and_over_all() -> None:
 
 
 def test_summarize_of_nothing_is_an_empty_table() -> None:
-    empty = pd.DataFrame(columns=["model", "series", "cutoff", "horizon", "metric", "value"])
+    empty = pd.DataFrame(columns=["model", "series", "cutoff", "quarters_ahead", "metric", "value"])
     summary = summarize(empty)
-    assert summary.empty and list(summary.columns[:4]) == ["series", "model", "horizon", "n"]
+    assert summary.empty and list(summary.columns[:4]) == ["series", "model", "quarters_ahead", "n"]
 
 
 # --------------------------------------------------------------------------- the stack
@@ -409,9 +410,9 @@ def test_stack_weights_are_learnt_on_quarters_reported_by_each_origin(
     oracle = make_oracle(dataset)
     monkeypatch.setattr(spend_backtest, "SpendForecaster", lambda **sampler: oracle)
     monkeypatch.setattr(spend_backtest, "BASELINES", {"rw_drift": RandomWalkDrift})
-    cutoffs = cutoffs_for(dataset, NVIDIA, origins=4, horizon=2)
+    cutoffs = cutoffs_for(dataset, NVIDIA, origins=4, quarters=2)
     labels = [str(c.date()) for c in cutoffs]
-    tidy, _ = backtest_spend(dataset, origins=4, horizon=2, draws=200, series=(NVIDIA,))
+    tidy, _ = backtest_spend(dataset, origins=4, quarters=2, draws=200, series=(NVIDIA,))
     assert tidy.attrs["weights"] == dict.fromkeys(labels[:1], 0.5) | dict.fromkeys(labels[1:],
                                                                                    1.0)
     stack = tidy[(tidy["model"] == STACK) & (tidy["metric"] == "crps")]
@@ -421,7 +422,7 @@ def test_stack_weights_are_learnt_on_quarters_reported_by_each_origin(
     # the unscaled ones) is wrong from there on. The first two origins' weights stay; later
     # ones, learnt on quarters reported since, drop.
     scaled = future_scaled(dataset, cutoffs[1], 3.0, ["NVIDIA"])
-    other, _ = backtest_spend(scaled, origins=4, horizon=2, draws=200, series=(NVIDIA,))
+    other, _ = backtest_spend(scaled, origins=4, quarters=2, draws=200, series=(NVIDIA,))
     weights = other.attrs["weights"]
     assert [weights[label] for label in labels[:2]] == [0.5, 1.0]
     assert weights[labels[2]] < 1.0 and weights[labels[3]] < 1.0
@@ -434,9 +435,9 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
     oracle = make_oracle(dataset)
     sampler_given: list[dict[str, Any]] = []
 
-    def nvidia_only(cut: Any, series: Sequence[str], horizon: int, draws: int,
+    def nvidia_only(cut: Any, series: Sequence[str], quarters: int, draws: int,
                     seed: int) -> SeriesPaths:
-        return oracle(cut, [NVIDIA], horizon, draws, seed)
+        return oracle(cut, [NVIDIA], quarters, draws, seed)
 
     twins: list[bool] = []
 
@@ -454,8 +455,8 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
             last = float(values[-1])
 
             class Held:
-                def forecast(self, horizon: int, draws: int, seed: int) -> np.ndarray:
-                    return np.full((draws, horizon), last)
+                def forecast(self, quarters: int, draws: int, seed: int) -> np.ndarray:
+                    return np.full((draws, quarters), last)
 
             return Held()
 
@@ -463,7 +464,7 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
     monkeypatch.setattr(spend_backtest, "BASELINES", {"rw_drift": RandomWalkDrift,
                                                       "last": Last})
     messages: list[str] = []
-    tidy, summary = backtest_spend(dataset, origins=2, horizon=2, draws=100,
+    tidy, summary = backtest_spend(dataset, origins=2, quarters=2, draws=100,
                                    sampler={"draws": 7}, progress=messages.append)
     assert sampler_given == [{"draws": 7}]
     assert twins == [True]  # the backtest scores the same fits without the bounds too
@@ -474,7 +475,7 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
     assert set(crps.loc[crps["model"] == "last", "series"]) == {NVIDIA, *RIVALS}
     assert len(tidy.attrs["fits"]) == 2 and tidy.attrs["fits"][0]["max_r_hat"] == 1.0
     assert len(messages) == 6 and messages[0].startswith(f"{BAYES} as of ")
-    overall = summary[(summary["horizon"] == "all") & (summary["series"] == NVIDIA)]
+    overall = summary[(summary["quarters_ahead"] == "all") & (summary["series"] == NVIDIA)]
     pooled = {m["model"]: m["pooled"] for m in tidy.attrs["report"]["models"]}
     assert pooled[BAYES]["crps"] == pytest.approx(0.0, abs=1e-12)
     assert pooled["last"]["n"] == 12
@@ -487,12 +488,12 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
 
 def test_backtest_spend_baselines_only(dataset: Any) -> None:
     messages: list[str] = []
-    tidy, summary = backtest_spend(dataset, origins=1, horizon=2, draws=100,
+    tidy, summary = backtest_spend(dataset, origins=1, quarters=2, draws=100,
                                    series=(NVIDIA,), include_bayes=False,
                                    progress=messages.append)
     assert set(summary["model"]) == {"rw_drift", "ets", "uc"}
     assert tidy.attrs["fits"] == [] and tidy.attrs["weights"] == {}
     assert len(messages) == 3 and messages[0].startswith("rw_drift as of ")
     crps = {m["model"]: m["pooled"]["crps"] for m in tidy.attrs["report"]["models"]}
-    overall = summary[summary["horizon"] == "all"].set_index("model")["crps"]
+    overall = summary[summary["quarters_ahead"] == "all"].set_index("model")["crps"]
     assert crps == pytest.approx(overall.to_dict())

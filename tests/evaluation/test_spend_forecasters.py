@@ -43,7 +43,7 @@ def test_the_unbounded_twin_becomes_its_own_result_on_the_models_cells() -> None
     bounded = {"a": np.arange(6.0).reshape(3, 2), "b": np.ones((3, 2))}
     free = {"a": 10 + np.arange(6.0).reshape(3, 2), "b": 2 * np.ones((3, 2))}
 
-    def forecaster(dataset, series, horizon, draws, seed):
+    def forecaster(dataset, series, quarters, draws, seed):
         paths = SeriesPaths(bounded)
         paths.info = {"as_of": "x", UNBOUNDED_PATHS: free}
         return paths

@@ -133,7 +133,7 @@ def test_backtest_and_sweep_on_a_real_cluster_equal_the_serial_runs(cluster, shi
 
     # The baselines' tasks (statsmodels fits at each cut-off): the cluster's plumbing, not
     # the spend model's sampling, is under test.
-    options = {"origins": 2, "horizon": 2, "draws": 200, "include_bayes": False}
+    options = {"origins": 2, "quarters": 2, "draws": 200, "include_bayes": False}
     serial, _ = backtest_spend(load_dataset(), **options)
     with executor(scheduler=cluster.address) as task_map:
         assert task_map.workers == 2

@@ -51,8 +51,8 @@ def test_a_record_carries_its_provenance() -> None:
     tidy = pd.DataFrame({"x": [1]})
     tidy.attrs.update({"report": {"models": []}, "fits": [{"a": 1}]})
     record = backtest_record("spend", tidy, pd.DataFrame({"m": ["x"]}), "abc",
-                             {"origins": 2, "horizon": 3, "draws": 10})
-    assert record["command"] == ("python cli.py backtest spend --origins 2 --horizon 3 "
+                             {"origins": 2, "quarters": 3, "draws": 10})
+    assert record["command"] == ("python cli.py backtest spend --origins 2 --quarters 3 "
                                  "--draws 10 --format json")
     assert record["data_hash"] == "abc" and record["fits"] == [{"a": 1}]
     # The spend backtest fits the spend model only: a new price model leaves it current.
@@ -67,7 +67,7 @@ def test_the_price_model_beats_its_random_walk_calibrated_on_list_and_market() -
     assert bayes["pooled"]["log_crps"] <= walk["pooled"]["log_crps"]
     assert 0.72 <= bayes["pooled"]["coverage_80"] <= 0.88
     assert 0.4 <= bayes["pooled"]["mean_pit"] <= 0.6
-    for row in bayes["by_horizon"]:
+    for row in bayes["by_quarters_ahead"]:
         if row["n"] >= 10:
             assert row["coverage_80"] >= 0.6, row
     # List and market prices apart, each scored against the same random walk.

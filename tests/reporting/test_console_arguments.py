@@ -70,7 +70,7 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         (["series", "nvidia_data_center", "--quarters", "100000"],
          "--quarters: must be at most 300"),
         (["backtest", "spend", "--origins", "0"], "--origins: must be > 0"),
-        (["backtest", "spend", "--horizon", "-1"], "--horizon: must be > 0"),
+        (["backtest", "spend", "--quarters", "-1"], "--quarters: must be > 0"),
         (["backtest", "spend", "--draws", "0"], "--draws: must be > 0"),
         (["check", "spend", "--seed", "-3"], "--seed: must be from 0"),
         (["diffusion", "/no/such/file.csv"], "/no/such/file.csv: no such file"),

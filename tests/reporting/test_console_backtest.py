@@ -23,25 +23,25 @@ CALLS: list[dict] = []
 
 
 def scored_frame() -> pd.DataFrame:
-    """Scores of two forecasters at horizons 1 and 2, made by hand."""
+    """Scores of two forecasters at quarters_ahead 1 and 2, made by hand."""
     rows = []
     for name, pits in (("bayes", [0.05, 0.15, 0.35, 0.55, 0.75, 0.95]),
                        ("rw_drift", [0.01, 0.02, 0.5, 0.97, 0.98, 0.99])):
         for j, pit in enumerate(pits):
-            rows.append({"forecaster": name, "horizon": 1 + j % 2, "crps": 1.0 + j,
+            rows.append({"forecaster": name, "quarters_ahead": 1 + j % 2, "crps": 1.0 + j,
                          "log_crps": 0.1 * j, "pinball": 0.5 + j, "in_80": float(j < 5),
                          "in_95": 1.0, "pit": pit})
     return pd.DataFrame(rows)
 
 
-def check_backtest(dataset, origins, horizon):
+def check_backtest(dataset, origins, quarters):
     """The stand-in's origins are always available; one value a path per origin."""
     return 1
 
 
-def fake_backtest(dataset, *, origins, horizon, draws, map_fn):
+def fake_backtest(dataset, *, origins, quarters, draws, map_fn):
     """A backtest as the CLI calls it: (tidy, summary), the harness's JSON in the attrs."""
-    CALLS.append({"origins": origins, "horizon": horizon, "draws": draws})
+    CALLS.append({"origins": origins, "quarters_ahead": quarters, "draws": draws})
     tidy = scored_frame()
     tidy.attrs["report"] = harness.summarize_scores(tidy)
     summary = tidy.groupby("forecaster")[["crps", "pinball"]].mean().reset_index()

@@ -99,7 +99,7 @@ def backtest_report() -> dict:
     from forecast.evaluation.harness import summarize_scores
 
     pits = {"bayes": [0.05, 0.25, 0.45, 0.65], "ets": [0.01, 0.5, 0.98, 0.99]}
-    frame = pd.DataFrame([{"forecaster": name, "horizon": 1 + j % 2, "crps": 2.0 + j,
+    frame = pd.DataFrame([{"forecaster": name, "quarters_ahead": 1 + j % 2, "crps": 2.0 + j,
                            "log_crps": np.nan if name == "ets" else 0.1, "pinball": 1.0,
                            "in_80": float(j > 0), "in_95": 1.0, "pit": pit}
                           for name, values in pits.items() for j, pit in enumerate(values)])
@@ -128,7 +128,7 @@ def test_backtest_section_tables_and_pit_chart():
     tables = [block for block in b.blocks if isinstance(block, Table)]
     assert [t.columns for t in tables] == [
         ["model", "n", "CRPS", "log CRPS", "pinball", "80% coverage", "95% coverage",
-         "mean PIT"], ["model", "horizon", "n", "80% coverage", "95% coverage"]]
+         "mean PIT"], ["model", "quarters ahead", "n", "80% coverage", "95% coverage"]]
     assert [[c.text for c in row[:3]] for row in tables[1].rows] == [
         ["bayes", "1", "2"], ["bayes", "2", "2"], ["ets", "1", "2"], ["ets", "2", "2"]]
     (image,) = [block for block in b.blocks if isinstance(block, Image)]

@@ -16,9 +16,9 @@ from forecast.core.errors import ForecastError
 from forecast.reporting.console.table import table_text
 
 #: Backtests ``python cli.py backtest TARGET`` runs: target -> "module:function". Each
-#: function takes ``(dataset, *, origins, horizon, draws, map_fn)`` and returns ``(tidy,
+#: function takes ``(dataset, *, origins, quarters, draws, map_fn)`` and returns ``(tidy,
 #: summary)`` with the harness's JSON summary in ``tidy.attrs["report"]``; its module has a
-#: ``check_backtest(dataset, origins, horizon)`` (:func:`check_backtest_size`).
+#: ``check_backtest(dataset, origins, quarters)`` (:func:`check_backtest_size`).
 BACKTESTS: dict[str, str] = {
     "spend": "forecast.evaluation.spend_backtest:backtest_spend",
     "price": "forecast.evaluation.price_backtest:backtest_price_cli",
@@ -29,7 +29,7 @@ BACKTESTS: dict[str, str] = {
 BACKTEST_PEAK = 3.0
 
 
-def check_backtest_size(dataset: Any, target: str, origins: int, horizon: int,
+def check_backtest_size(dataset: Any, target: str, origins: int, quarters: int,
                         draws: int) -> None:
     """Refuse, before a cluster starts or a model is fitted, ``--origins`` the data cannot
     give (each backtest module's ``check_backtest``) and samples that would not fit in memory.
@@ -44,7 +44,7 @@ def check_backtest_size(dataset: Any, target: str, origins: int, horizon: int,
     from forecast.pipeline.runner import MEMORY_MARGIN, available_memory
 
     module = importlib.import_module(BACKTESTS[target].split(":")[0])
-    values = module.check_backtest(dataset, origins, horizon)
+    values = module.check_backtest(dataset, origins, quarters)
     per_draw = origins * values * 8 * BACKTEST_PEAK
     available = available_memory()
     if draws * per_draw > MEMORY_MARGIN * available:
@@ -54,7 +54,7 @@ def check_backtest_size(dataset: Any, target: str, origins: int, horizon: int,
             f"available: at most {int(MEMORY_MARGIN * available // per_draw)} draws fit")
 
 
-def backtest_text(target: str = "spend", *, origins: int = 6, horizon: int = 4,
+def backtest_text(target: str = "spend", *, origins: int = 6, quarters: int = 4,
                   draws: int = 1000, fmt: str = "table",
                   data_dir: str | Path | None = None, workers: int | None = None,
                   scheduler: str | None = None, out: str | Path | None = None,
@@ -67,13 +67,13 @@ def backtest_text(target: str = "spend", *, origins: int = 6, horizon: int = 4,
     ----------
     target
         A key of :data:`BACKTESTS`.
-    origins, horizon
+    origins, quarters
         Forecast origins and quarters ahead (both > 0).
     draws
         Posterior predictive draws per forecast (> 0).
     fmt
         ``table`` (the summary, rounded to 3 decimals) or ``json`` (the harness's shape:
-        pooled and by-horizon scores and the PIT histogram of every forecaster).
+        pooled and per-quarter-ahead scores and the PIT histogram of every forecaster).
     data_dir
         Data directory (default: the project's ``data/``).
     workers, scheduler
@@ -95,18 +95,18 @@ def backtest_text(target: str = "spend", *, origins: int = 6, horizon: int = 4,
 
     if target not in BACKTESTS:
         raise ForecastError(f"unknown backtest {target!r} (known: {', '.join(BACKTESTS)})")
-    if origins <= 0 or horizon <= 0:
-        raise ForecastError("--origins and --horizon must be > 0")
+    if origins <= 0 or quarters <= 0:
+        raise ForecastError("--origins and --quarters must be > 0")
     if draws <= 0:
         raise ForecastError(f"--draws must be > 0, got {draws}")
     dataset = load_dataset(data_dir)
-    check_backtest_size(dataset, target, origins, horizon, draws)
+    check_backtest_size(dataset, target, origins, quarters, draws)
     resolve(workers, scheduler)
     directory = check_out_dir(out) if out is not None else None
     module, function = BACKTESTS[target].split(":")
     run = getattr(importlib.import_module(module), function)
     with task_executor(workers, scheduler, progress) as task_map:
-        tidy, summary = run(dataset, origins=origins, horizon=horizon, draws=draws,
+        tidy, summary = run(dataset, origins=origins, quarters=quarters, draws=draws,
                             map_fn=task_map)
     # A forecaster that failed at an origin is left out of the scores: say so, never hide it.
     for failure in tidy.attrs.get("failures", []):

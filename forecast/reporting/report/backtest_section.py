@@ -4,7 +4,7 @@ A backtest is the harness's JSON (:func:`forecast.evaluation.harness.summarize_s
 ``cli.py backtest TARGET --out DIR`` writes it (``DIR/backtest_TARGET.json``) and
 ``--format json`` prints it. :func:`load_backtests` reads and checks the files before any
 slow work; :func:`backtests` lays out, per file, the pooled scores of every model, their
-coverage by horizon and the PIT histograms.
+coverage by quarters and the PIT histograms.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _unique(name: str, taken: Any) -> str:
 def check_backtest(report: Any, name: str) -> None:
     """Raise a one-line :class:`ForecastError` (``name: ...``) unless ``report`` has the shape
     of :func:`~forecast.evaluation.harness.summarize_scores`: models, each with a unique
-    name, pooled and per-horizon scores (numbers or null) and a PIT histogram of counts."""
+    name, pooled and per quarter ahead scores (numbers or null) and a PIT histogram of counts."""
     models = report.get("models") if isinstance(report, dict) else None
     if not isinstance(models, list) or not models:
         raise ForecastError(f"{name}: not a backtest report (no list of models)")
@@ -80,11 +80,11 @@ def check_backtest(report: Any, name: str) -> None:
         if not isinstance(what, str) or what in seen:
             raise ForecastError(f"{name}: every model needs a name of its own")
         seen.add(what)
-        rows = model.get("by_horizon")
+        rows = model.get("by_quarters_ahead")
         if not isinstance(rows, list) or not all(
-                _scores(row) and _number(row.get("horizon")) for row in rows):
-            raise ForecastError(f"{name}: model {what}: by_horizon must list the scores of "
-                                "each horizon")
+                _scores(row) and _number(row.get("quarters_ahead")) for row in rows):
+            raise ForecastError(f"{name}: model {what}: by_quarters_ahead must list the scores of "
+                                "each quarters")
         if not _scores(model.get("pooled")):
             raise ForecastError(f"{name}: model {what}: pooled needs {', '.join(SUMMARY_KEYS)}")
         counts = model.get("pit_histogram")
@@ -106,7 +106,7 @@ def _scores(row: Any) -> bool:
 
 def backtests(b: ReportBuilder, reports: Mapping[str, Mapping[str, Any]] | None) -> None:
     """The Backtests section: per backtest, the pooled scores of every model, coverage by
-    horizon and the PIT histograms.
+    quarters and the PIT histograms.
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ def backtests(b: ReportBuilder, reports: Mapping[str, Mapping[str, Any]] | None)
     for label, report in reports.items():
         check_backtest(report, f"backtest {label}")
         _pooled(b, label, report)
-        _by_horizon(b, label, report)
+        _by_quarters_ahead(b, label, report)
         name = _unique("pit_" + re.sub(r"[^\w.-]+", "_", label), images)
         images.add(name)
         b.image(f"{name}.png", f"PIT histograms: {label}",
@@ -156,14 +156,15 @@ def _pooled(b: ReportBuilder, label: str, report: Mapping[str, Any]) -> None:
             f"{label}: pooled scores per model")
 
 
-def _by_horizon(b: ReportBuilder, label: str, report: Mapping[str, Any]) -> None:
+def _by_quarters_ahead(b: ReportBuilder, label: str, report: Mapping[str, Any]) -> None:
     rows = []
     for model in report["models"]:
         name = model["model"]
-        for row in model["by_horizon"]:
-            key = f"backtest:{label}:{name}:h{row['horizon']:g}"
-            rows.append([name, f"{row['horizon']:g}", _cell(b, f"{key}:n", row["n"], count=True),
+        for row in model["by_quarters_ahead"]:
+            key = f"backtest:{label}:{name}:h{row['quarters_ahead']:g}"
+            rows.append([name, f"{row['quarters_ahead']:g}",
+                         _cell(b, f"{key}:n", row["n"], count=True),
                          _cell(b, f"{key}:coverage_80", row["coverage_80"], PROBABILITY),
                          _cell(b, f"{key}:coverage_95", row["coverage_95"], PROBABILITY)])
-    b.table(["model", "horizon", "n", "80% coverage", "95% coverage"], rows,
-            f"{label}: coverage by horizon (quarters ahead)")
+    b.table(["model", "quarters ahead", "n", "80% coverage", "95% coverage"], rows,
+            f"{label}: coverage by quarters (quarters ahead)")
