@@ -273,32 +273,41 @@ def aligned(model: TaskResult, baseline: TaskResult) -> tuple[list[Cell], np.nda
 
 def stack_results(results: Sequence[TaskResult], model: str, baseline: str,
                   origins: Sequence[Any], known: KnownAt, seed: int, name: str,
-                  log: bool = True) -> tuple[list[TaskResult], dict[str, float]]:
+                  log: bool = True, then: Any = None
+                  ) -> tuple[list[TaskResult], dict[str, float]]:
     """One stacked forecast per origin (``name``), the model's weight learnt out of sample.
 
     At each origin the weight minimises the mean (log) CRPS of the mixture on the cells of
     earlier origins whose outcomes were published by this origin (``known``): the quarter
     being scored never enters its own weight. Returns the stacked results and the weight
-    of each origin (by :func:`origin_label`).
+    of each origin (by :func:`origin_label`); with ``then`` (a date after the origins, e.g.
+    the data's end), also under ``"forecast"`` the weight learnt on every origin's cells
+    known by then: the one a forecast made then mixes with.
     """
     by_key = {(r.forecaster, r.origin): r for r in results if r.error is None}
     seen: list[tuple[Any, list[Cell], np.ndarray, np.ndarray]] = []
     stacked: list[TaskResult] = []
     weights: dict[str, float] = {}
+
+    def weight_at(origin: Any) -> float:
+        history = [(m[:, j], b[:, j], value) for earlier, cells, m, b in seen
+                   for j, value in known(origin, earlier, cells).items()]
+        return 0.5 if not history else learn_weight(
+            np.stack([h[0] for h in history], axis=1), np.stack([h[1] for h in history], axis=1),
+            np.array([h[2] for h in history], dtype=float), seed, log)
+
     for origin in origins:
         mine, theirs = by_key.get((model, origin)), by_key.get((baseline, origin))
         if mine is None or theirs is None:
             continue
-        history = [(m[:, j], b[:, j], value) for earlier, cells, m, b in seen
-                   for j, value in known(origin, earlier, cells).items()]
-        weight = 0.5 if not history else learn_weight(
-            np.stack([h[0] for h in history], axis=1), np.stack([h[1] for h in history], axis=1),
-            np.array([h[2] for h in history], dtype=float), seed, log)
+        weight = weight_at(origin)
         cells, m, b = aligned(mine, theirs)
         mixed = mixture(m, b, weight, task_seed(seed, name, origin))
         stacked.append(TaskResult(name, origin, cells, mixed, {"weight": weight}, 0.0))
         weights[origin_label(origin)] = weight
         seen.append((origin, cells, m, b))
+    if then is not None:
+        weights["forecast"] = weight_at(then)
     return stacked, weights
 
 

@@ -11,11 +11,17 @@ origin (NVIDIA's ``h``-th next fiscal quarter). Forecasters:
   predictive paths of the two series (one set of draws for both);
 - ``constant_share``: the last reported ratio held, with a random-walk spread from the
   ratio's reported changes (what "shares stay where they are" forecasts);
-- ``rw_drift``: the same plus the mean change per quarter.
+- ``rw_drift``: the same plus the mean change per quarter;
+- ``spend_model (held positions)``: the same fit with each rival's position held where the
+  fit left it, spread by its fitted quarterly changes: constant shares in the model's own
+  space, the one baseline a forecast's paths can be mixed with (TAM and shares stay one
+  posterior's).
 
-The stack mixes the model and ``constant_share`` with the model's weight learnt at each
-origin on earlier origins' scored cells (:func:`forecast.evaluation.harness.stack_results`,
-as for the series and the prices). Each (forecaster, origin) fit is one harness task.
+The stack mixes the model and its held twin, each whole path from the model with the
+model's weight learnt at each origin on earlier origins' scored cells
+(:func:`forecast.evaluation.harness.stack_results`, as for the series and the prices); the
+weight learnt on every origin by the data's end is the one ``forecast`` publishes its stack
+with (``weights["forecast"]``). Each (forecaster, origin) fit is one harness task.
 """
 
 from __future__ import annotations
@@ -31,14 +37,16 @@ import pandas as pd
 from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness
-from forecast.evaluation.spend_backtest import all_cutoffs
-from forecast.evaluation.spend_forecasters import SpendForecaster
+from forecast.evaluation.spend_backtest import all_cutoffs, twin_results
+from forecast.evaluation.spend_forecasters import HELD_PATHS, SpendForecaster
 from forecast.models.spend.evidence import observed_series
 
 MODEL = "spend_model"
 NAIVE = "constant_share"
 DRIFT = "rw_drift"
-STACK = "stack (spend_model + constant_share)"
+#: The same fits with the rivals' positions held where each fit left them.
+HELD = "spend_model (held positions)"
+STACK = "stack (spend_model + held positions)"
 #: The rivals' reported series whose ratio to NVIDIA's is scored.
 RIVAL_SERIES: tuple[str, ...] = ("amd_data_center", "broadcom_ai")
 ANCHOR = "nvidia_data_center"
@@ -75,6 +83,15 @@ class ModelRatios:
         series = (ANCHOR, *RIVAL_SERIES)
         # One more quarter than asked: a rival's fiscal calendar may end later than NVIDIA's.
         paths = self.forecaster(cut, series, self.quarters + 1, self.draws, self.seed)
+        info = dict(getattr(paths, "info", {}))
+        if HELD_PATHS in info:  # the held twin's ratios, on the same cells
+            info[HELD_PATHS] = self._ratios(cut, cutoff, info[HELD_PATHS])
+        return harness.OriginForecast(self._ratios(cut, cutoff, paths), info)
+
+    def _ratios(self, cut: Any, cutoff: pd.Timestamp, paths: Any
+                ) -> dict[harness.Cell, np.ndarray]:
+        """Each rival's log ratio to NVIDIA in NVIDIA's next quarters, from series paths."""
+        series = (ANCHOR, *RIVAL_SERIES)
         quarters = anchor_quarters(self.dataset, cutoff, self.quarters)
         by_quarter = {name: dict(zip(_calendar(cut, name, self.quarters + 1),
                                      np.asarray(paths[name]).T, strict=True))
@@ -85,7 +102,7 @@ class ModelRatios:
                 if quarter in by_quarter.get(name, {}) and quarter in by_quarter[ANCHOR]:
                     cells[(name, h)] = (np.log(by_quarter[name][quarter])
                                         - np.log(by_quarter[ANCHOR][quarter]))
-        return harness.OriginForecast(cells, dict(getattr(paths, "info", {})))
+        return cells
 
 
 def _calendar(dataset: Any, series: str, count: int) -> list[str]:
@@ -194,7 +211,7 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, quarters: int = 4, dra
     check_backtest(dataset, origins, quarters)  # before any fit
     usable = share_origins(dataset, origins, quarters)
     tasks = {MODEL: ModelRatios(dataset, quarters, draws, seed,
-                                SpendForecaster(**dict(sampler or {}))),
+                                SpendForecaster(held_twin=True, **dict(sampler or {}))),
              NAIVE: HeldRatios(dataset, quarters, draws, seed, drift=False),
              DRIFT: HeldRatios(dataset, quarters, draws, seed, drift=True)}
     results = []
@@ -202,11 +219,12 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, quarters: int = 4, dra
         if progress is not None and result.error is None:
             progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
                      f"{result.seconds:.1f}s")
-        results.append(result)
+        results += [result, *twin_results(result, {HELD_PATHS: HELD})]
     actuals = RatioActuals(dataset, quarters)
     truth = {cutoff: actuals(cutoff) for cutoff in usable}
-    stacked, weights = harness.stack_results(results, MODEL, NAIVE, usable,
-                                             known_at(dataset, quarters), seed, STACK, log=False)
+    stacked, weights = harness.stack_results(results, MODEL, HELD, usable,
+                                             known_at(dataset, quarters), seed, STACK, log=False,
+                                             then=dataset.last_observation)
     results += stacked
     scored = harness.score_results(results, truth, range(1, quarters + 1), log_scores=False)
     report = harness.summarize_scores(scored)

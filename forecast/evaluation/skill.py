@@ -1,8 +1,9 @@
 """Where a structural model loses to a naive baseline out of sample, read from a backtest's
 JSON (what ``python cli.py backtest NAME --format json`` prints).
 
-A forecast publishes the structural models' paths; an analyst should see, beside them,
-which of its parts lost to a naive forecaster in the published backtests. Only forecasters
+A forecast publishes the structural models' paths (the rivals' positions as the share
+backtest's out-of-sample stack); an analyst should see, beside them, which of its parts lost
+to a naive forecaster in the published backtests. Only forecasters
 scored on the same cells compare: a baseline whose count of scored cells differs from the
 structural model's (ETS and UC skip origins with too short a history) is not weighed.
 """
@@ -13,8 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-#: Each backtest's structural model (the forecaster whose paths ``forecast`` publishes).
-STRUCTURAL = {"price": "bayesian", "spend": "spend_model", "share": "spend_model"}
+#: Each backtest's structural model (the forecaster whose paths ``forecast`` publishes:
+#: for the shares, the stack of :mod:`forecast.evaluation.share_backtest`).
+STRUCTURAL = {"price": "bayesian", "spend": "spend_model",
+              "share": "stack (spend_model + held positions)"}
 #: What each backtest scores, for a reader.
 TARGETS = {"price": "rental prices",
            "spend": "vendor revenue",
@@ -46,7 +49,7 @@ class SkillGap:
 
 def is_baseline(name: str, structural: str) -> bool:
     """A naive forecaster: neither the structural model, a variant of it nor a stack with it."""
-    return structural not in name
+    return "spend_model" not in name and "bayesian" not in name and structural not in name
 
 
 def skill_gaps(name: str, report: Mapping[str, Any]) -> list[SkillGap]:

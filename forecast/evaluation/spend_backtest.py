@@ -35,6 +35,7 @@ from forecast.core.errors import ForecastError
 from forecast.evaluation import harness, scoring
 from forecast.evaluation.baselines import BASELINES
 from forecast.evaluation.spend_forecasters import (
+    HELD_PATHS,
     UNBOUNDED_PATHS,
     BaselineForecaster,
     SpendForecaster,
@@ -50,6 +51,10 @@ BACKTEST_SERIES: tuple[str, ...] = ("nvidia_data_center", "amd_data_center", "br
 BAYES = "spend_model"
 #: The same fits forecast without M6's bound (scored beside the model, never stacked).
 UNBOUNDED = "spend_model (unbounded)"
+#: The same fits with the rivals' positions held (the baseline of the forecast's stack).
+HELD = "spend_model (held positions)"
+#: The twins a model's result carries in its info, as results of their own.
+TWINS = {UNBOUNDED_PATHS: UNBOUNDED, HELD_PATHS: HELD}
 STACK = "stack (spend_model + rw_drift)"
 #: The naive baseline the stack mixes in.
 STACK_BASELINE = "rw_drift"
@@ -80,8 +85,9 @@ class CutoffForecast:
         paths = self.forecaster(self.dataset.as_of(cutoff), self.series, self.quarters,
                                 self.draws, self.seed)
         info = dict(getattr(paths, "info", {}))
-        if UNBOUNDED_PATHS in info:
-            info[UNBOUNDED_PATHS] = self._cells(info[UNBOUNDED_PATHS])
+        for twin in TWINS:
+            if twin in info:
+                info[twin] = self._cells(info[twin])
         return harness.OriginForecast(self._cells(paths), info)
 
     def _cells(self, paths: Mapping[str, np.ndarray]) -> dict[harness.Cell, np.ndarray]:
@@ -303,14 +309,18 @@ def known_at(actuals: SeriesActuals) -> harness.KnownAt:
     return known
 
 
-def _unbounded(result: harness.TaskResult) -> list[harness.TaskResult]:
-    """The unbounded forecast a bounded model's result carries, as a result of its own
-    (taken out of the model's info)."""
-    cells = result.info.pop(UNBOUNDED_PATHS, None)
-    if not cells:
-        return []
-    samples = np.column_stack([cells[cell] for cell in result.cells])
-    return [harness.TaskResult(UNBOUNDED, result.origin, list(result.cells), samples, {}, 0.0)]
+def twin_results(result: harness.TaskResult, twins: Mapping[str, str]
+                 ) -> list[harness.TaskResult]:
+    """The twin forecasts (info key -> forecaster name) a model's result carries on its
+    cells, as results of their own (taken out of the model's info)."""
+    out = []
+    for key, name in twins.items():
+        cells = result.info.pop(key, None)
+        if cells:
+            samples = np.column_stack([cells[cell] for cell in result.cells])
+            out.append(harness.TaskResult(name, result.origin, list(result.cells), samples, {},
+                                          0.0))
+    return out
 
 
 def _reported(actuals: SeriesActuals, cutoff: pd.Timestamp) -> dict[tuple[str, str], float]:
@@ -330,7 +340,7 @@ def _score(results: Sequence[harness.TaskResult], actuals: SeriesActuals,
     and the stack are scored on the cells all three forecast (a fair comparison); ETS and
     UC, which need longer histories, on their own cells."""
     truth = {cutoff: dict(actuals(cutoff)) for cutoff in cutoffs}
-    paired = {BAYES, UNBOUNDED, STACK_BASELINE, STACK}
+    paired = {BAYES, UNBOUNDED, HELD, STACK_BASELINE, STACK}
     parts = [harness.score_results([r for r in results if r.forecaster in paired], truth,
                                    range(1, quarters + 1), common_cells=True),
              harness.score_results([r for r in results if r.forecaster not in paired],
@@ -378,7 +388,8 @@ def backtest_spend(dataset: Any, origins: int = 6, quarters: int = 4, draws: int
     """
     forecasters: dict[str, Forecaster] = {}
     if include_bayes:
-        forecasters[BAYES] = SpendForecaster(unbounded_twin=True, **dict(sampler or {}))
+        forecasters[BAYES] = SpendForecaster(unbounded_twin=True, held_twin=True,
+                                             **dict(sampler or {}))
     for name, baseline in BASELINES.items():
         forecasters[name] = BaselineForecaster(baseline())
     cutoffs = cutoffs_for(dataset, series[0], origins, quarters)
@@ -392,7 +403,7 @@ def backtest_spend(dataset: Any, origins: int = 6, quarters: int = 4, draws: int
             if progress is not None and result.error is None:
                 progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
                          f"{result.seconds:.1f}s")
-            results += [result, *_unbounded(result)]
+            results += [result, *twin_results(result, TWINS)]
     weights: dict[str, float] = {}
     if include_bayes:
         stacked, weights = harness.stack_results(results, BAYES, STACK_BASELINE, cutoffs,

@@ -22,6 +22,8 @@ from forecast.models.spend.model import SpendModel
 
 #: Key of a :class:`SeriesPaths` ``info`` holding the same fit's paths without M6's bound.
 UNBOUNDED_PATHS = "unbounded_paths"
+#: Key of the info holding the same fit's paths with the rivals' positions held.
+HELD_PATHS = "held_paths"
 
 
 class SeriesPaths(dict):
@@ -76,15 +78,19 @@ class SpendForecaster:
     and readings of Amazon's statements. The TAM's growth fades against M6's tightest bound,
     from the scenario's input draws, as in a forecast; with ``unbounded_twin`` the same
     fit's paths without the bound, on the same random numbers, are in
-    ``info[UNBOUNDED_PATHS]``. Returns a
+    ``info[UNBOUNDED_PATHS]``; with ``held_twin`` its paths with the rivals' positions held
+    where the fit left them (the baseline a forecast's stack mixes in) in
+    ``info[HELD_PATHS]``. Returns a
     :class:`SeriesPaths` whose ``info`` holds the fit's diagnostics (cut-off date,
     convergence, ``fit_seconds``).
     """
 
-    def __init__(self, scenario: Any = None, unbounded_twin: bool = False, **sampler: Any):
+    def __init__(self, scenario: Any = None, unbounded_twin: bool = False,
+                 held_twin: bool = False, **sampler: Any):
         # The model's own default sampler: a light sampler would score a different model.
         self.scenario = scenario
         self.unbounded_twin = unbounded_twin
+        self.held_twin = held_twin
         self.sampler = dict(sampler)
 
     def __call__(self, dataset: Any, series: Sequence[str], quarters: int, draws: int,
@@ -111,4 +117,9 @@ class SpendForecaster:
             paths.info[UNBOUNDED_PATHS] = {
                 name: fitted.series_paths(name, quarters, draws=draws, seed=seed)[1]
                 for name in names}
+        if self.held_twin:
+            held = np.ones(draws, dtype=bool)
+            paths.info[HELD_PATHS] = {
+                name: fitted.series_paths(name, quarters, draws=draws, seed=seed, bound=bound,
+                                          held=held)[1] for name in names}
         return paths

@@ -18,10 +18,16 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    (``aws_rental_revenue_ceiling_usd_billions``), and the merchant-equivalent value of the
    shipments' effective compute; the Graviton-inclusive run rate adds the scenario's
    Graviton run rate to 4 x the quarter's rental revenue.
-4. **Bounds** (M6, :mod:`forecast.economics.bounds`): what can be funded, powered and built,
+4. **The stack**: the share backtest found constant shares better than the model's moving
+   positions out of sample, so the forecast publishes the out-of-sample stack
+   (:func:`~forecast.store.shipped.published_stack_weight`): each path keeps the model's
+   positions with the learnt weight, else holds the rivals' positions where the fit left
+   them (:func:`~forecast.models.spend.simulation.held_positions`); TAM and shares stay the
+   one posterior's sum and ratios on every path.
+5. **Bounds** (M6, :mod:`forecast.economics.bounds`): what can be funded, powered and built,
    each a path of accelerator dollars a year from the scenario's inputs (``bound_funding``,
    ``bound_power``, ``bound_supply``); the TAM's growth fades against the tightest.
-5. **Prices**: price per chip-hour at hyperscaler list prices for the priced chips (M2) and
+6. **Prices**: price per chip-hour at hyperscaler list prices for the priced chips (M2) and
    the cost per effective PFLOP-hour through each vendor's utilisation draw; the same chips'
    owner-TCO cost beside each vendor's best offer (the ``owner_cost_ratio`` theses).
 
@@ -52,7 +58,10 @@ from forecast.models.spend.statements import graviton_run_rate_paths
 from forecast.pipeline.results import Forecast, check_paths
 from forecast.scenarios.supports import check_draws
 from forecast.store.bundles import FitBundle
+from forecast.store.shipped import published_stack_weight
 
+#: Stream of the stack's choice of paths, apart from every other random number of the seed.
+STACK_STREAM = 1729
 #: The spend model's metrics of the forecast (the AWS ones keep their units).
 SPEND_METRICS = ("aws_spend_at_cost", "aws_shipments", "aws_fleet", "aws_rental_revenue",
                  "aws_merchant_value")
@@ -83,12 +92,13 @@ def fitted_history(paths: xr.Dataset) -> pd.DataFrame:
 
 def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | None = None,
              seed: int | None = None, horizon: int | None = None,
-             inputs: pd.DataFrame | None = None) -> Forecast:
+             inputs: pd.DataFrame | None = None, stack: bool = True) -> Forecast:
     """Joint sample paths of every output under ``scenario``; see the module docstring.
 
     ``inputs`` replaces the scenario's own input draws (``scenario.sample(draws, seed)``): a
     frame with one row per path and a column per input, e.g. every input held at a quantile
     for a one-at-a-time sensitivity run. ``draws`` defaults to its length and must equal it.
+    ``stack`` False publishes the model's own positions on every path.
     """
     if inputs is not None and draws is None:
         draws = len(inputs)
@@ -119,8 +129,10 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
                            vendors=VENDORS, chips=PRICED_CHIPS, unit_costs=unit_costs)
     bounds = bound_paths({name: _column(inputs, name) for names in BOUND_INPUTS.values()
                           for name in names}, quarter_years(quarters))
+    weight = published_stack_weight() if stack else None
+    held = stacked_paths(weight, draws, seed)
     paths = _spend_paths(spend_model, scenario, inputs, costs["vendor_cost"], quarters, draws,
-                         seed, tightest(bounds)[0])
+                         seed, tightest(bounds)[0], held)
     history = paths.isel(quarter=slice(0, len(spend_model.window)))
     data = paths.sel(quarter=quarters)
     data["vendor_cost"] = costs["vendor_cost"].transpose("draw", "quarter", "vendor").rename(
@@ -147,8 +159,19 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
         in_sample=xr.Dataset({name: history[name] for name in IN_SAMPLE_METRICS}),
         meta={"horizon": horizon, "data_end": data_end, "draws": draws,
               # Thesis errors count the posterior's effective samples, not the paths.
-              "posterior_ess": min(model.effective_samples() for model in models)},
+              "posterior_ess": min(model.effective_samples() for model in models),
+              "stack": None if held is None else {"weight": weight,
+                                                  "held_paths": int(held.sum())}},
     )
+
+
+def stacked_paths(weight: float | None, draws: int, seed: int) -> np.ndarray | None:
+    """Which paths hold the rivals' positions in a stack giving the model ``weight``: each
+    path independently with probability ``1 - weight`` (None: no stack)."""
+    if weight is None:
+        return None
+    rng = np.random.default_rng(np.random.SeedSequence([seed, STACK_STREAM]))
+    return rng.random(draws) >= weight
 
 
 def cost_gaps(vendor_cost: xr.DataArray) -> np.ndarray:
@@ -162,16 +185,17 @@ def cost_gaps(vendor_cost: xr.DataArray) -> np.ndarray:
 
 def _spend_paths(spend_model: Any, scenario: Any, inputs: pd.DataFrame,
                  vendor_cost: xr.DataArray, quarters: list[str], draws: int,
-                 seed: int, bound: np.ndarray) -> xr.Dataset:
+                 seed: int, bound: np.ndarray, held: np.ndarray | None) -> xr.Dataset:
     """The spend model's paths over its window and ``quarters`` (the TAM's growth fading
-    against ``bound``, the tightest of M6's bounds), with shares and custom silicon spend."""
+    against ``bound``, the tightest of M6's bounds; the rivals' positions held on the
+    ``held`` paths), with shares and custom silicon spend."""
     ratio = _column(inputs, "mfu_aws") / _column(inputs, "mfu_nvidia")
     paths = spend_model.forecast(
         quarters, draws=draws, seed=seed, cost_gap=cost_gaps(vendor_cost),
         include_history=True,
         generations=aws_roadmap(scenario.roadmap, inputs, spend_model.generations),
         ceiling=_column(inputs, "aws_rental_revenue_ceiling_usd_billions")[:, None],
-        utilisation_ratio=ratio, bound=bound)
+        utilisation_ratio=ratio, bound=bound, held=held)
     paths["share"] = (paths["spend"] / paths["tam"]).assign_attrs(
         unit="fraction of spend (five vendor groups)")
     paths["custom_silicon_spend"] = (paths["spend"].sel(vendor="google")

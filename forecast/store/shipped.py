@@ -239,6 +239,16 @@ def published_backtests() -> dict[str, dict[str, Any]]:
     return found
 
 
+def published_stack_weight() -> float | None:
+    """The spend model's weight in the out-of-sample stack a forecast publishes: the share
+    backtest's weight learnt on every origin by the data's end (its ``weights["forecast"]``,
+    :mod:`forecast.evaluation.share_backtest`); None without a current share backtest."""
+    weight = published_backtests().get("share", {}).get("weights", {}).get("forecast")
+    if isinstance(weight, (int, float)) and 0.0 <= weight <= 1.0:
+        return float(weight)
+    return None
+
+
 def write_shipped(bundle: Any, target: Path | None = None, keep: int = KEEP_SAMPLES) -> Path:
     """Reduce a stored, published fit into the shipped fit's directory, replacing it.
 

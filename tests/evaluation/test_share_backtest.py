@@ -23,6 +23,7 @@ from forecast.evaluation import share_backtest
 from forecast.evaluation.share_backtest import (
     ANCHOR,
     DRIFT,
+    HELD,
     MODEL,
     NAIVE,
     STACK,
@@ -35,7 +36,7 @@ from forecast.evaluation.share_backtest import (
     reported_ratios,
     share_origins,
 )
-from forecast.evaluation.spend_forecasters import SeriesPaths
+from forecast.evaluation.spend_forecasters import HELD_PATHS, SeriesPaths
 from forecast.models.spend.evidence import observed_series
 
 AMD, BROADCOM = "amd_data_center", "broadcom_ai"
@@ -263,19 +264,27 @@ def test_an_oracle_model_scores_zero_and_the_stack_learns_it(
     oracle = make_oracle(dataset)
     sampler_given: list[dict[str, Any]] = []
 
-    def factory(**sampler: Any) -> Callable[..., SeriesPaths]:
-        sampler_given.append(sampler)
-        return oracle
+    def with_twin(cut: Any, series: Sequence[str], quarters: int, draws: int,
+                  seed: int) -> SeriesPaths:
+        # The held twin: the rivals' outcomes 20% off, so the stack must learn the model.
+        paths = oracle(cut, series, quarters, draws, seed)
+        paths.info[HELD_PATHS] = {name: values * (1.0 if name == ANCHOR else 1.2)
+                                  for name, values in paths.items()}
+        return paths
+
+    def factory(held_twin: bool = False, **sampler: Any) -> Callable[..., SeriesPaths]:
+        sampler_given.append({"held_twin": held_twin, **sampler})
+        return with_twin
 
     monkeypatch.setattr(share_backtest, "SpendForecaster", factory)
     messages: list[str] = []
     tidy, summary = backtest_share_cli(dataset, origins=4, quarters=2, draws=300,
                                        sampler={"draws": 7}, progress=messages.append)
-    assert sampler_given == [{"draws": 7}]
+    assert sampler_given == [{"held_twin": True, "draws": 7}]
     cutoffs = share_origins(dataset, 4, 2)
     origins = [str(c.date()) for c in cutoffs]
     assert len(messages) == 3 * 4 and messages[0].startswith(f"{MODEL} as of {origins[0]}: ")
-    assert set(tidy["model"]) == {MODEL, NAIVE, DRIFT, STACK}
+    assert set(tidy["model"]) == {MODEL, HELD, NAIVE, DRIFT, STACK}
     model = tidy[tidy["model"] == MODEL]
     np.testing.assert_allclose(model["crps"], 0.0, atol=1e-12)
     assert (model["in_95"] == 1.0).all() and (model["pit"] == 0.5).all()
@@ -284,6 +293,9 @@ def test_an_oracle_model_scores_zero_and_the_stack_learns_it(
     weights = stack_weights(tidy)
     assert list(weights) == origins and weights[origins[0]] == 0.5
     assert all(weights[o] == 1.0 for o in origins[1:])
+    assert tidy.attrs["weights"] == {**weights, "forecast": 1.0}
+    held = tidy[tidy["model"] == HELD]
+    assert (held["crps"] > 0).all()  # a ratio 20% off its outcome
     stack = tidy[tidy["model"] == STACK]
     np.testing.assert_allclose(stack.loc[stack["origin"] != cutoffs[0], "crps"], 0.0,
                                atol=1e-12)

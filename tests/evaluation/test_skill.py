@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from forecast.evaluation.share_backtest import STACK
 from forecast.evaluation.skill import skill_gaps
 
 
@@ -37,10 +38,15 @@ def test_a_loss_to_the_best_same_cells_baseline_is_reported_and_a_win_is_not() -
 
 
 def test_without_a_log_score_the_crps_decides_and_price_classes_count_apart() -> None:
-    share = {"models": [pooled("spend_model", 32, None, 0.222),
+    # The shares' published forecast is the stack: it, not the model alone, is weighed,
+    # and the model's held twin is a variant of the model, not a baseline.
+    share = {"models": [pooled("spend_model", 32, None, 0.150),
+                        pooled("spend_model (held positions)", 32, None, 0.100),
+                        pooled(STACK, 32, None, 0.222),
                         pooled("constant_share", 32, None, 0.195)]}
     [gap] = skill_gaps("share", share)
     assert (gap.series, gap.metric, gap.baseline) == ("pooled", "CRPS", "constant_share")
+    assert (gap.model, gap.model_score) == (STACK, 0.222)
     price = {"models": [pooled("bayesian", 40, 0.10), pooled("random walk", 40, 0.14)],
              "by_price_class": {"list": {"models": [pooled("bayesian", 10, 0.09),
                                                     pooled("random walk", 10, 0.05)]}}}

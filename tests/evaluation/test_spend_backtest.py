@@ -439,11 +439,12 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
                     seed: int) -> SeriesPaths:
         return oracle(cut, [NVIDIA], quarters, draws, seed)
 
-    twins: list[bool] = []
+    twins: list[tuple[bool, bool]] = []
 
-    def factory(unbounded_twin: bool = False, **sampler: Any) -> Callable[..., SeriesPaths]:
+    def factory(unbounded_twin: bool = False, held_twin: bool = False,
+                **sampler: Any) -> Callable[..., SeriesPaths]:
         sampler_given.append(sampler)
-        twins.append(unbounded_twin)
+        twins.append((unbounded_twin, held_twin))
         return nvidia_only
 
     class Last:
@@ -467,7 +468,8 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
     tidy, summary = backtest_spend(dataset, origins=2, quarters=2, draws=100,
                                    sampler={"draws": 7}, progress=messages.append)
     assert sampler_given == [{"draws": 7}]
-    assert twins == [True]  # the backtest scores the same fits without the bounds too
+    # The backtest scores the same fits without the bounds and with positions held too.
+    assert twins == [(True, True)]
     crps = tidy[tidy["metric"] == "crps"]
     paired = crps[crps["model"].isin([BAYES, "rw_drift", STACK])]
     assert set(paired["series"]) == {NVIDIA}

@@ -8,7 +8,12 @@ import pandas as pd
 
 from forecast.data.dataset import load_dataset
 from forecast.evaluation import harness, spend_backtest, spend_forecasters
-from forecast.evaluation.spend_forecasters import UNBOUNDED_PATHS, SeriesPaths, SpendForecaster
+from forecast.evaluation.spend_forecasters import (
+    HELD_PATHS,
+    UNBOUNDED_PATHS,
+    SeriesPaths,
+    SpendForecaster,
+)
 from forecast.pipeline.fitting import find_fit
 from forecast.scenarios import load_scenario
 
@@ -39,23 +44,26 @@ class _Cut:
         return self
 
 
-def test_the_unbounded_twin_becomes_its_own_result_on_the_models_cells() -> None:
+def test_the_twins_become_results_of_their_own_on_the_models_cells() -> None:
     bounded = {"a": np.arange(6.0).reshape(3, 2), "b": np.ones((3, 2))}
     free = {"a": 10 + np.arange(6.0).reshape(3, 2), "b": 2 * np.ones((3, 2))}
+    held = {"a": 20 + np.arange(6.0).reshape(3, 2), "b": 3 * np.ones((3, 2))}
 
     def forecaster(dataset, series, quarters, draws, seed):
         paths = SeriesPaths(bounded)
-        paths.info = {"as_of": "x", UNBOUNDED_PATHS: free}
+        paths.info = {"as_of": "x", UNBOUNDED_PATHS: free, HELD_PATHS: held}
         return paths
 
     task = spend_backtest.CutoffForecast(_Cut(), forecaster, ("a", "b"), 2, 3, 0)
     result = harness.run_task(harness.Task(spend_backtest.BAYES, pd.Timestamp("2025-05-28"),
                                            task))
-    extra = spend_backtest._unbounded(result)
-    assert UNBOUNDED_PATHS not in result.info and result.info["as_of"] == "x"
-    assert [r.forecaster for r in extra] == [spend_backtest.UNBOUNDED]
-    assert extra[0].cells == result.cells and len(result.cells) == 4
+    extra = spend_backtest.twin_results(result, spend_backtest.TWINS)
+    assert UNBOUNDED_PATHS not in result.info and HELD_PATHS not in result.info
+    assert result.info["as_of"] == "x"
+    assert [r.forecaster for r in extra] == [spend_backtest.UNBOUNDED, spend_backtest.HELD]
+    assert all(r.cells == result.cells for r in extra) and len(result.cells) == 4
     for j, (name, h) in enumerate(result.cells):
         np.testing.assert_array_equal(result.samples[:, j], bounded[name][:, h - 1])
         np.testing.assert_array_equal(extra[0].samples[:, j], free[name][:, h - 1])
-    assert spend_backtest._unbounded(extra[0]) == []
+        np.testing.assert_array_equal(extra[1].samples[:, j], held[name][:, h - 1])
+    assert spend_backtest.twin_results(extra[0], spend_backtest.TWINS) == []

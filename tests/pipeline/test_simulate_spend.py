@@ -54,3 +54,29 @@ def test_the_bounds_are_forecast_metrics_and_their_binding_is_reported(base) -> 
     assert np.all(tightest[:, 0] >= last * (1 - 1e-9))
     assert np.mean(np.isclose(tightest[:, 0], last, rtol=1e-9)) > 0.05  # lifted: some
     assert "bounds_binding" in base.summary()
+
+
+def test_the_published_stack_holds_the_rivals_positions_on_its_share_of_paths(
+        shipped_store, monkeypatch) -> None:
+    from forecast.pipeline import simulate
+    from forecast.pipeline.runner import load_run
+
+    scenario, dataset, bundle = load_run("base", root=shipped_store)
+    monkeypatch.setattr(simulate, "published_stack_weight", lambda: 0.6)
+    stacked = simulate.simulate(bundle, dataset, scenario, draws=2000, seed=3)
+    model = simulate.simulate(bundle, dataset, scenario, draws=2000, seed=3, stack=False)
+    held = simulate.stacked_paths(0.6, 2000, 3)
+    assert stacked.meta["stack"] == {"weight": 0.6, "held_paths": int(held.sum())}
+    assert model.meta["stack"] is None and 0.3 < held.mean() < 0.5
+    spend = stacked.data["spend"].transpose("draw", "quarter", "vendor").values
+    mine = model.data["spend"].transpose("draw", "quarter", "vendor").values
+    # The model's paths are the model's (on the held ones NVIDIA's level differs too: the
+    # TAM's growth fades against the bound, and the rivals make part of the TAM).
+    np.testing.assert_array_equal(spend[~held], mine[~held])
+    # On the held paths AMD's position to NVIDIA stays, in the median, where the fit left it.
+    amd = np.log(spend[held, :, 1] / spend[held, :, 0])
+    first, last = np.median(amd[:, 0]), np.median(amd[:, -1])
+    moved = np.median(np.log(mine[~held, -1, 1] / mine[~held, -1, 0])) - np.median(
+        np.log(mine[~held, 0, 1] / mine[~held, 0, 0]))
+    assert abs(last - first) < abs(moved)
+    np.testing.assert_allclose(stacked.data["tam"].values, spend.sum(axis=2), rtol=1e-12)

@@ -14,6 +14,7 @@ import xarray as xr
 
 import cli
 from forecast.data.dataset import load_dataset
+from forecast.evaluation import skill
 from forecast.models.fitted import Fitted
 from forecast.models.registry import SCENARIO_MODELS, fitted_class
 from forecast.pipeline.fitting import priors_digest
@@ -185,21 +186,21 @@ def test_a_forecast_says_where_the_published_backtests_found_a_baseline_better(
         shipped_copy, tmp_path, capsys) -> None:
     backtests = shipped_copy / shipped.BACKTESTS
     share = json.loads((backtests / "share.json").read_text())
-    for model in share["models"]:  # the model scores worse than constant shares
-        model["pooled"]["crps"] = {"spend_model": 0.3, "constant_share": 0.2}.get(
-            model["model"], 9.0)
+    stack = skill.STRUCTURAL["share"]  # the stack the forecast publishes
+    for model in share["models"]:  # it scores worse than constant shares
+        model["pooled"]["crps"] = {stack: 0.3, "constant_share": 0.2}.get(model["model"], 9.0)
     (backtests / "share.json").write_text(json.dumps(share))
     code, out, _ = _forecast(capsys, "--artifacts", str(tmp_path / "store"))
     assert code == 0
     assert "naive baseline beat the model" in out
-    assert "spend_model CRPS 0.300 vs constant_share 0.200" in out
+    assert f"{stack} CRPS 0.300 vs constant_share 0.200" in out
     code, out, _ = _forecast(capsys, "--artifacts", str(tmp_path / "store"), "--format", "json")
     gaps = json.loads(out)["meta"]["skill_gaps"]
     assert {"backtest": "share", "baseline": "constant_share", "model_score": 0.3}.items() \
         <= next(g for g in gaps if g["backtest"] == "share").items()
     # Once the model wins, the forecast says nothing of that backtest.
     for model in share["models"]:
-        model["pooled"]["crps"] = 0.1 if model["model"] == "spend_model" else 0.2
+        model["pooled"]["crps"] = 0.1 if model["model"] == stack else 0.2
     (backtests / "share.json").write_text(json.dumps(share))
     code, out, _ = _forecast(capsys, "--artifacts", str(tmp_path / "store"))
     assert "share backtest" not in out

@@ -39,6 +39,7 @@ from forecast.models.spend.simulation import (
     PositionState,
     bound_lift,
     bounded_level,
+    held_positions,
     hold_last,
     last_log_tam,
     simulate_level,
@@ -122,8 +123,8 @@ class FittedSpend(Fitted):
     # ----------------------------------------------------------------- simulation
 
     def simulate(self, horizon: int, pick: np.ndarray, rng: np.random.Generator,
-                 cost_gap: np.ndarray | None = None, bound: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 cost_gap: np.ndarray | None = None, bound: np.ndarray | None = None,
+                 held: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Log spend of the latent groups over the window and ``horizon`` quarters after it,
         (draw, group, window + horizon), for the posterior samples ``pick``; and the log
         TAM the trend carries before the bound (draw, horizon).
@@ -132,8 +133,11 @@ class FittedSpend(Fitted):
         forecast quarters; None holds the last fitted quarter's. ``bound`` (draw, horizon):
         the tightest of M6's bounds, USD bn of accelerator spend a year, which the TAM's
         growth fades against (:func:`~forecast.models.spend.simulation.bounded_level`);
-        None: no bound. Random numbers, in order: the positions' shocks, then NVIDIA's level
-        (state draw, scales, shocks).
+        None: no bound. ``held`` (draw,) bool: the paths whose rivals' positions are held
+        where the fit left them (:func:`~forecast.models.spend.simulation.held_positions`)
+        instead of moving towards their targets; None: none. Random numbers, in order: the
+        positions' shocks, NVIDIA's level (state draw, scales, shocks), then the held
+        positions' steps (only with ``held``).
         """
         history = self.stacked("log_spend", pick)                      # (d, G, W)
         if horizon <= 0:
@@ -149,6 +153,10 @@ class FittedSpend(Fitted):
         position = adjusted + self._ramps(pick, t)
         level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
                                horizon, rng)
+        if held is not None:
+            fitted = history[:, 1:, :] - history[:, :1, :]
+            position = np.where(np.asarray(held, dtype=bool)[:, None, None],
+                                held_positions(fitted, horizon, rng), position)
         weight = np.log1p(np.exp(position).sum(axis=1))
         demand = level + weight  # log TAM before the bound
         if bound is not None:
@@ -186,7 +194,8 @@ class FittedSpend(Fitted):
                  seed: int = 0, cost_gap: np.ndarray | None = None,
                  include_history: bool = False, generations: Any = None,
                  ceiling: Any = None, utilisation_ratio: Any = None,
-                 bound: np.ndarray | None = None) -> xr.Dataset:
+                 bound: np.ndarray | None = None, held: np.ndarray | None = None
+                 ) -> xr.Dataset:
         """Joint sample paths of every vendor's spend, the TAM and AWS's three quantities.
 
         Parameters
@@ -209,6 +218,9 @@ class FittedSpend(Fitted):
         bound
             The tightest of M6's bounds per path and forecast quarter (draw, quarter), USD
             bn a year; None: the TAM is unbounded.
+        held
+            The paths (draw,) bool whose rivals' positions are held where the fit left them
+            (:meth:`simulate`): an out-of-sample stack of the model and constant shares.
 
         Returns
         -------
@@ -222,7 +234,7 @@ class FittedSpend(Fitted):
         horizon, labels = self.horizon_of(quarters)
         rng = np.random.default_rng(seed)
         pick = self.draw_index(draws, rng)
-        log_latent, log_demand = self.simulate(horizon, pick, rng, cost_gap, bound)
+        log_latent, log_demand = self.simulate(horizon, pick, rng, cost_gap, bound, held)
         latent = np.exp(log_latent)
         split = vendor_spend(latent, self.stacked("google_fraction_of_custom", pick),
                              self.stacked("rest_custom_fraction", pick))
@@ -311,11 +323,13 @@ class FittedSpend(Fitted):
 
     def series_paths(self, name: str, quarters: int = 4, draws: int | None = None,
                      seed: int = 0, cost_gap: np.ndarray | None = None,
-                     bound: np.ndarray | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+                     bound: np.ndarray | None = None, held: np.ndarray | None = None
+                     ) -> tuple[pd.DataFrame, np.ndarray]:
         """Posterior predictive paths of a reported series for its next fiscal quarters.
 
         ``bound`` (draw, quarter): M6's tightest bound over at least the calendar quarters
         after the window that the fiscal quarters reach (:meth:`simulate`); None: unbounded.
+        ``held`` (draw,) bool: the paths with the rivals' positions held (:meth:`simulate`).
 
         Returns
         -------
@@ -346,7 +360,7 @@ class FittedSpend(Fitted):
             if bound.shape != (len(pick), horizon):
                 raise ForecastError(f"bound must cover ({len(pick)}, {horizon}) draws and "
                                     f"quarters, got {bound.shape}")
-        log_latent, _ = self.simulate(horizon, pick, rng, cost_gap, bound)
+        log_latent, _ = self.simulate(horizon, pick, rng, cost_gap, bound, held)
         mean = self._series_mean(name, log_latent, idx, pick)
         sigma = 0.0 if name not in SERIES_NOISE else self.stacked(SERIES_NOISE[name], pick)[:, None]
         # Each series its own noise: the series of one forecast share the latent paths,

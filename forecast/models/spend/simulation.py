@@ -147,6 +147,21 @@ def simulate_positions(state: PositionState, cost_gap: np.ndarray, years: np.nda
     return out
 
 
+def held_positions(fitted: np.ndarray, horizon: int, rng: np.random.Generator) -> np.ndarray:
+    """The rivals' positions held where the fit left them (draw, rival, horizon): the
+    constant-shares baseline in the model's own space, the one an out-of-sample stack mixes
+    with the model's paths.
+
+    ``fitted`` (draw, rival, window): each path's in-sample positions. From the last, each
+    quarter takes a normal step with the sd of that path's quarterly changes in the window,
+    as constant shares spread by the reported ratios' changes.
+    """
+    steps = np.diff(fitted, axis=2)
+    sd = steps.std(axis=2, ddof=1) if steps.shape[2] > 1 else np.zeros(fitted.shape[:2])
+    shocks = rng.standard_normal((*fitted.shape[:2], horizon))
+    return fitted[:, :, -1:] + np.cumsum(sd[:, :, None] * shocks, axis=2)
+
+
 def hold_last(values: np.ndarray, horizon: int) -> np.ndarray:
     """``values`` (..., quarter) continued by its last quarter for ``horizon`` quarters."""
     return np.repeat(values[..., -1:], horizon, axis=-1)

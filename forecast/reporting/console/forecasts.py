@@ -121,7 +121,7 @@ def comparison_text(results: Sequence[Forecast]) -> str:
         "thesis probabilities by scenario",
         "(each P +- its Monte Carlo standard error, which counts the posterior's ESS)",
         thesis_comparison_text(results),
-        *skill_text(results[0].meta.get("skill_gaps", [])),
+        *skill_text(results[0].meta.get("skill_gaps", []), results[0].meta.get("stack")),
     ])
 
 
@@ -160,15 +160,23 @@ def forecast_text(results: Sequence[Forecast], fmt: str = "table",
     return "\n".join([f"scenario {result.scenario}, fit {result.fit_id}, {result.draws} draws, "
                       f"seed {result.seed}, data to {result.meta['data_end']}",
                       headline_text(result), "", theses_text(result),
-                      *skill_text(result.meta.get("skill_gaps", []))])
+                      *skill_text(result.meta.get("skill_gaps", []), result.meta.get("stack"))])
 
 
-def skill_text(gaps: Sequence[Mapping[str, Any]]) -> list[str]:
+def skill_text(gaps: Sequence[Mapping[str, Any]], stack: Mapping[str, Any] | None = None
+               ) -> list[str]:
     """Lines saying where the published backtests found a naive baseline better than the
-    structural model whose paths the forecast publishes (none when there is no such gap)."""
-    if not gaps:
-        return []
-    return ["", "out of sample, a naive baseline beat the model in the published backtests "
-            "(docs/results.md); this forecast publishes the model's paths, not a stack with "
-            "the baseline:",
-            *(f"  {gap['line']}" for gap in gaps)]
+    structural model, and whether the forecast publishes the out-of-sample stack (none when
+    there is neither)."""
+    lines = []
+    if gaps:
+        lines += ["", "out of sample, a naive baseline beat the model in the published "
+                  "backtests (docs/results.md):", *(f"  {gap['line']}" for gap in gaps)]
+    if stack is not None:
+        lines += ["", f"this forecast publishes the out-of-sample stack of the spend model "
+                  f"({stack['weight']:.0%} of paths) and its positions held where the fit "
+                  f"left them, constant shares in the model's own space ({stack['held_paths']} "
+                  "paths), with the weight the share backtest learnt"]
+    elif gaps:
+        lines.append("this forecast publishes the model's paths, not a stack with a baseline")
+    return lines

@@ -1,0 +1,61 @@
+"""The rivals' positions held where the fit left them: the baseline of the forecast's stack
+(forecast.models.spend.simulation.held_positions and FittedSpend.simulate's ``held``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from forecast.models.spend.simulation import held_positions
+
+
+def test_held_positions_start_at_the_last_and_spread_like_the_fitted_changes() -> None:
+    rng = np.random.default_rng(3)
+    draws, window = 20_000, 12
+    # Two rivals: one whose fitted position moved by sd 0.1 a quarter, one that never moved.
+    moving = np.cumsum(rng.normal(0.0, 0.1, (draws, window)), axis=1) - 3.0
+    still = np.full((draws, window), -2.0)
+    fitted = np.stack([moving, still], axis=1)
+    sd = np.diff(moving, axis=1).std(axis=1, ddof=1)
+    paths = held_positions(fitted, 6, np.random.default_rng(4))
+    assert paths.shape == (draws, 2, 6)
+    # Centred on each path's last fitted position, with a random walk's sqrt(h) spread.
+    shift = paths[:, 0, :] - moving[:, -1:]
+    assert np.abs(np.median(shift, axis=0)).max() < 0.01
+    ratio = shift / sd[:, None]
+    np.testing.assert_allclose(ratio.std(axis=0), np.sqrt(np.arange(1, 7)), rtol=0.03)
+    np.testing.assert_array_equal(paths[:, 1, :], -2.0)  # no fitted change, no spread
+
+
+@pytest.fixture(scope="module")
+def spend():
+    from forecast.models.spend.fitted import FittedSpend
+    from forecast.store import shipped
+
+    key = shipped.shipped_header()["scenarios"]["base"]["models"]["spend"]
+    return FittedSpend.load(shipped.shipped_dir() / key)
+
+
+def test_held_paths_keep_the_last_fitted_position_and_the_others_are_the_models(spend) -> None:
+    draws, horizon, window = 2000, 8, len(spend.window)
+    pick = spend.draw_index(draws, np.random.default_rng(0))
+    model, _ = spend.simulate(horizon, pick, np.random.default_rng(1))
+    held = np.arange(draws) % 2 == 0
+    mixed, _ = spend.simulate(horizon, pick, np.random.default_rng(1), held=held)
+
+    def positions(log_latent):
+        return log_latent[:, 1:, :] - log_latent[:, :1, :]
+
+    # The held draws come after every other random number: the rest are the model's paths.
+    np.testing.assert_array_equal(mixed[~held], model[~held])
+    last = positions(model)[held, :, window - 1]
+    future = positions(mixed)[held][:, :, window:]
+    shift = future - last[:, :, None]
+    # Centred on the last fitted position: each median within 4 of its Monte Carlo errors.
+    error = 1.2533 * shift.std(axis=0) / np.sqrt(len(shift))
+    assert np.all(np.abs(np.median(shift, axis=0)) < 4 * error + 1e-12)
+    # The model moves some rival's median position by far more than that over two years.
+    moved = np.median(positions(model)[~held][:, :, -1] - positions(model)[~held][:, :,
+                                                                                window - 1],
+                      axis=0)
+    assert np.abs(moved).max() > 0.1
