@@ -140,7 +140,7 @@ def cmd_forecast(args: argparse.Namespace) -> int:
                   data_dir=args.data)
     results = [run_scenario(name, draws=args.draws, seed=args.seed, horizon=args.horizon,
                             root=args.artifacts, fit_id=args.fit, data_dir=args.data,
-                            progress=_timed_progress())
+                            progress=_timed_progress(), stack=args.stack)
                for name in args.compare or [args.scenario]]
     print(forecast_text(results, args.format, compare=bool(args.compare)))
     if out is not None:
@@ -324,6 +324,9 @@ def _add_forecast(commands: Commands) -> None:
     forecast.add_argument("--out", type=check.directory_to_be,
                           help="directory for CSV, Parquet, JSON and PNG files")
     forecast.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    forecast.add_argument("--no-stack", dest="stack", action="store_false",
+                          help="the spend model's own positions on every path instead of the "
+                               "out-of-sample stack with constant shares")
     forecast.add_argument("--fit", type=check.fit_id,
                           help="use this stored fit id instead of the latest")
     forecast.add_argument("--data", type=check.existing_directory, help=DATA_HELP)

@@ -229,3 +229,19 @@ def test_readme_examples_run_as_written(store, monkeypatch):
         namespace: dict = {}
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102
     assert namespace["paths"]["cost_per_pflop_hour"].sizes["draw"] == 1000
+
+
+def test_the_forecast_publishes_the_stack_unless_asked_for_the_models_paths(
+        run_cli, store) -> None:
+    from forecast.store.shipped import published_stack_weight
+
+    weight = published_stack_weight()
+    assert weight is not None  # the shipped share backtest carries the forecast's weight
+    done = run_cli("forecast", "--artifacts", store, "--draws", "300", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    stack = json.loads(done.stdout)["meta"]["stack"]
+    assert stack["weight"] == weight and 0 <= stack["held_paths"] <= 300
+    done = run_cli("forecast", "--artifacts", store, "--draws", "300", "--no-stack")
+    assert done.returncode == 0, done.stderr
+    assert "publishes the model's paths" in done.stdout
+    assert "out-of-sample stack" not in done.stdout

@@ -239,7 +239,7 @@ SIZES = [
     ("backtest_spend_1000000000", ["backtest", "spend", "--origins", "1000000000", "--workers",
                                    "0"], ["--origins 1000000000:"]),
     ("backtest_draws", ["backtest", "price", "--origins", "20", "--draws", "100000",
-                        "--horizon", "300", "--workers", "0"], ["--draws 100000", "GB"]),
+                        "--quarters", "300", "--workers", "0"], ["--draws 100000", "GB"]),
     ("believe_three_paths", ["believe", "trainium3_half_cost", "--draws", "3"],
      ["--draws 3:", "varying inputs and needs at least", "paths (4 per input"]),
     ("horizon_before_a_thesis", ["forecast", "--horizon", "2027"],

@@ -42,6 +42,7 @@ def run_scenario(
     fit_id: str | None = None,
     data_dir: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    stack: bool = True,
 ) -> Forecast:
     """Forecast one scenario from a stored fit (fitting first when there is none).
 
@@ -59,6 +60,10 @@ def run_scenario(
         Data directory (default: the project's ``data/``).
     progress
         Called with one line per fitting step when a fit has to be made.
+    stack
+        Publish the rivals' positions as the share backtest's out-of-sample stack (default);
+        False: the spend model's own positions on every path (its cost-driven targets and
+        ramps, what the scenarios' share inputs act on).
 
     Raises
     ------
@@ -72,7 +77,8 @@ def run_scenario(
 
     scenario, dataset, bundle = load_run(name, root=root, fit_id=fit_id, data_dir=data_dir,
                                          progress=progress, paths=(draws, horizon))
-    result = simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon)
+    result = simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon,
+                      stack=stack)
     result.meta["skill_gaps"] = published_skill_gaps()
     return result
 

@@ -196,9 +196,24 @@ def backtest_texts(directory: Path | None) -> dict[str, str]:
                          f"{_num(pooled.get('crps'))} | {_num(pooled.get('coverage_80'))} | "
                          f"{_num(pooled.get('coverage_95'))} | {_num(pooled.get('mean_pit'))} |")
         lines += ["", *_by_quarters_ahead(report.get("models", [])), *_by_series(report),
-                  *_by_price_class(report)]
+                  *_by_price_class(report), *_stack_weights(report.get("weights", {}))]
         texts[path.stem] = "\n".join(lines)
     return texts
+
+
+def _stack_weights(weights: dict[str, float]) -> list[str]:
+    """The stack's weight of the model at each origin, learnt on the earlier ones, and the
+    weight a forecast uses (learnt on every origin by the data's end)."""
+    if not weights:
+        return []
+    origins = [label for label in weights if label != "forecast"]
+    lines = ["", "The stack's weight of the model, learnt out of sample:", "",
+             "| " + " | ".join(origins) + (" | forecast |" if "forecast" in weights else " |"),
+             "|" + "---|" * (len(origins) + ("forecast" in weights))]
+    values = [weights[label] for label in origins] + (
+        [weights["forecast"]] if "forecast" in weights else [])
+    lines.append("| " + " | ".join(_num(value) for value in values) + " |")
+    return lines
 
 
 def _by_quarters_ahead(models: list[dict[str, Any]]) -> list[str]:

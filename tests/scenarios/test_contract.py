@@ -172,7 +172,7 @@ def test_in_sample_metrics_are_the_history_simulate_keeps():
     quarters = ["2025Q1", "2025Q2", "2025Q3"]
     cost = xr.DataArray(np.ones((6, 3, 5)), dims=("draw", "quarter", "vendor"),
                         coords={"quarter": quarters, "vendor": vendors})
-    paths = simulate._spend_paths(Spend(), Scenario(), inputs, cost, quarters, 6, 0, None)
+    paths = simulate._spend_paths(Spend(), Scenario(), inputs, cost, quarters, 6, 0, None, None)
     assert set(IN_SAMPLE_METRICS) <= set(paths.data_vars) and "custom_other" not in paths
     assert set(IN_SAMPLE_METRICS) <= set(FORECAST_METRICS)
     np.testing.assert_allclose(paths["share"].sum("vendor"), 1.0)

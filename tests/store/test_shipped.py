@@ -203,4 +203,4 @@ def test_a_forecast_says_where_the_published_backtests_found_a_baseline_better(
         model["pooled"]["crps"] = 0.1 if model["model"] == stack else 0.2
     (backtests / "share.json").write_text(json.dumps(share))
     code, out, _ = _forecast(capsys, "--artifacts", str(tmp_path / "store"))
-    assert "share backtest" not in out
+    assert "share backtest (" not in out
