@@ -18,10 +18,9 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    (``aws_rental_revenue_ceiling_usd_billions``), and the merchant-equivalent value of the
    shipments' effective compute; the Graviton-inclusive run rate adds the scenario's
    Graviton run rate to 4 x the quarter's rental revenue.
-4. **The stack**: the share backtest found constant shares better than the model's moving
-   positions out of sample, so the forecast publishes the out-of-sample stack
-   (:func:`~forecast.store.shipped.published_stack_weight`): each path keeps the model's
-   positions with the learnt weight, else holds the rivals' positions where the fit left
+4. **The stack**: the rivals' positions are the out-of-sample stack the published share
+   backtest learnt (:func:`~forecast.store.shipped.published_stack_weight`): each path
+   keeps the model's positions with the learnt weight, else holds them where the fit left
    them (:func:`~forecast.models.spend.simulation.held_positions`); TAM and shares stay the
    one posterior's sum and ratios on every path.
 5. **Bounds** (M6, :mod:`forecast.economics.bounds`): what can be funded, powered and built,
