@@ -18,6 +18,8 @@ from typing import Any
 #: for the shares, the stack of :mod:`forecast.evaluation.share_backtest`).
 STRUCTURAL = {"price": "bayesian", "spend": "spend_model",
               "share": "stack (spend_model + held positions)"}
+#: Each backtest's model: its variants and stacks with it are not baselines.
+MODEL = {"price": "bayesian", "spend": "spend_model", "share": "spend_model"}
 #: What each backtest scores, for a reader.
 TARGETS = {"price": "rental prices",
            "spend": "vendor revenue",
@@ -47,9 +49,10 @@ class SkillGap:
                 f"over {self.n} forecasts")
 
 
-def is_baseline(name: str, structural: str) -> bool:
-    """A naive forecaster: neither the structural model, a variant of it nor a stack with it."""
-    return "spend_model" not in name and "bayesian" not in name and structural not in name
+def is_baseline(name: str, backtest: str) -> bool:
+    """A naive forecaster of ``backtest``: neither its model, a variant of it (unbounded,
+    held positions) nor a stack with it."""
+    return MODEL[backtest] not in name
 
 
 def skill_gaps(name: str, report: Mapping[str, Any]) -> list[SkillGap]:
@@ -95,7 +98,7 @@ def _gap(name: str, series: str, structural: str, scores: Mapping[str, Mapping[s
     if metric is None:
         return None
     rivals = {model: float(row[metric]) for model, row in scores.items()
-              if is_baseline(model, structural) and row.get(metric) is not None
+              if is_baseline(model, name) and row.get(metric) is not None
               and row.get("n") == own.get("n")}
     if not rivals:
         return None
