@@ -236,6 +236,18 @@ def origin_label(origin: Any) -> str:
     return str(origin)
 
 
+def twin_results(result: TaskResult, twins: Mapping[str, str]) -> list[TaskResult]:
+    """The twin forecasts (info key -> forecaster name) a model's result carries on its
+    cells, as results of their own (taken out of the model's info)."""
+    out = []
+    for key, name in twins.items():
+        cells = result.info.pop(key, None)
+        if cells:
+            samples = np.column_stack([cells[cell] for cell in result.cells])
+            out.append(TaskResult(name, result.origin, list(result.cells), samples, {}, 0.0))
+    return out
+
+
 #: Weights of the structural model an out-of-sample stack tries (the rest: its baseline).
 STACK_GRID = np.linspace(0.0, 1.0, 21)
 #: ``known(origin, earlier, cells) -> {column: actual}``: of an earlier origin's ``cells``,

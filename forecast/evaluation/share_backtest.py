@@ -37,7 +37,7 @@ import pandas as pd
 from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness
-from forecast.evaluation.spend_backtest import all_cutoffs, twin_results
+from forecast.evaluation.spend_backtest import all_cutoffs
 from forecast.evaluation.spend_forecasters import HELD_PATHS, SpendForecaster
 from forecast.models.spend.evidence import observed_series
 
@@ -219,7 +219,7 @@ def backtest_share_cli(dataset: Any, *, origins: int = 6, quarters: int = 4, dra
         if progress is not None and result.error is None:
             progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
                      f"{result.seconds:.1f}s")
-        results += [result, *twin_results(result, {HELD_PATHS: HELD})]
+        results += [result, *harness.twin_results(result, {HELD_PATHS: HELD})]
     actuals = RatioActuals(dataset, quarters)
     truth = {cutoff: actuals(cutoff) for cutoff in usable}
     stacked, weights = harness.stack_results(results, MODEL, HELD, usable,

@@ -309,20 +309,6 @@ def known_at(actuals: SeriesActuals) -> harness.KnownAt:
     return known
 
 
-def twin_results(result: harness.TaskResult, twins: Mapping[str, str]
-                 ) -> list[harness.TaskResult]:
-    """The twin forecasts (info key -> forecaster name) a model's result carries on its
-    cells, as results of their own (taken out of the model's info)."""
-    out = []
-    for key, name in twins.items():
-        cells = result.info.pop(key, None)
-        if cells:
-            samples = np.column_stack([cells[cell] for cell in result.cells])
-            out.append(harness.TaskResult(name, result.origin, list(result.cells), samples, {},
-                                          0.0))
-    return out
-
-
 def _reported(actuals: SeriesActuals, cutoff: pd.Timestamp) -> dict[tuple[str, str], float]:
     """(series, fiscal period) -> value of every quarter reported by ``cutoff``."""
     cut = actuals.dataset.as_of(cutoff)
@@ -403,7 +389,7 @@ def backtest_spend(dataset: Any, origins: int = 6, quarters: int = 4, draws: int
             if progress is not None and result.error is None:
                 progress(f"{result.forecaster} as of {harness.origin_label(result.origin)}: "
                          f"{result.seconds:.1f}s")
-            results += [result, *twin_results(result, TWINS)]
+            results += [result, *harness.twin_results(result, TWINS)]
     weights: dict[str, float] = {}
     if include_bayes:
         stacked, weights = harness.stack_results(results, BAYES, STACK_BASELINE, cutoffs,

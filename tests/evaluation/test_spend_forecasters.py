@@ -57,7 +57,7 @@ def test_the_twins_become_results_of_their_own_on_the_models_cells() -> None:
     task = spend_backtest.CutoffForecast(_Cut(), forecaster, ("a", "b"), 2, 3, 0)
     result = harness.run_task(harness.Task(spend_backtest.BAYES, pd.Timestamp("2025-05-28"),
                                            task))
-    extra = spend_backtest.twin_results(result, spend_backtest.TWINS)
+    extra = harness.twin_results(result, spend_backtest.TWINS)
     assert UNBOUNDED_PATHS not in result.info and HELD_PATHS not in result.info
     assert result.info["as_of"] == "x"
     assert [r.forecaster for r in extra] == [spend_backtest.UNBOUNDED, spend_backtest.HELD]
@@ -66,4 +66,4 @@ def test_the_twins_become_results_of_their_own_on_the_models_cells() -> None:
         np.testing.assert_array_equal(result.samples[:, j], bounded[name][:, h - 1])
         np.testing.assert_array_equal(extra[0].samples[:, j], free[name][:, h - 1])
         np.testing.assert_array_equal(extra[1].samples[:, j], held[name][:, h - 1])
-    assert spend_backtest.twin_results(extra[0], spend_backtest.TWINS) == []
+    assert harness.twin_results(extra[0], spend_backtest.TWINS) == []
