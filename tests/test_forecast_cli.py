@@ -233,14 +233,16 @@ def test_readme_examples_run_as_written(store, monkeypatch):
 
 def test_the_forecast_publishes_the_stack_unless_asked_for_the_models_paths(
         run_cli, store) -> None:
+    from forecast.pipeline.simulate import stacked_paths
     from forecast.store.shipped import published_stack_weight
 
     weight = published_stack_weight()
     assert weight is not None  # the shipped share backtest carries the forecast's weight
     done = run_cli("forecast", "--artifacts", store, "--draws", "300", "--format", "json")
     assert done.returncode == 0, done.stderr
-    stack = json.loads(done.stdout)["meta"]["stack"]
-    assert stack["weight"] == weight and 0 <= stack["held_paths"] <= 300
+    summary = json.loads(done.stdout)
+    held = stacked_paths(weight, 300, summary["seed"])
+    assert summary["meta"]["stack"] == {"weight": weight, "held_paths": int(held.sum())}
     done = run_cli("forecast", "--artifacts", store, "--draws", "300", "--no-stack")
     assert done.returncode == 0, done.stderr
     assert "publishes the model's paths" in done.stdout
