@@ -134,10 +134,10 @@ class FittedSpend(Fitted):
         the tightest of M6's bounds, USD bn of accelerator spend a year, which the TAM's
         growth fades against (:func:`~forecast.models.spend.simulation.bounded_level`);
         None: no bound. ``held`` (draw,) bool: the paths whose rivals' positions are held
-        where the fit left them (:func:`~forecast.models.spend.simulation.held_positions`)
-        instead of moving towards their targets; None: none. Random numbers, in order: the
-        positions' shocks, NVIDIA's level (state draw, scales, shocks), then the held
-        positions' steps (only with ``held``).
+        where the fit left them (:func:`~forecast.models.spend.simulation.held_positions`),
+        their ramps going on, instead of moving towards their targets; None: none. Random
+        numbers, in order: the positions' shocks, NVIDIA's level (state draw, scales,
+        shocks), then the held positions' steps (only with ``held``).
         """
         history = self.stacked("log_spend", pick)                      # (d, G, W)
         if horizon <= 0:
@@ -154,15 +154,26 @@ class FittedSpend(Fitted):
         level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
                                horizon, rng)
         if held is not None:
-            fitted = history[:, 1:, :] - history[:, :1, :]
             position = np.where(np.asarray(held, dtype=bool)[:, None, None],
-                                held_positions(fitted, horizon, rng), position)
+                                self._held(history, pick, t, rng), position)
         weight = np.log1p(np.exp(position).sum(axis=1))
         demand = level + weight  # log TAM before the bound
         if bound is not None:
             level, _ = bounded_level(level, weight, bound, last_log_tam(history))
         future = np.concatenate([level[:, None, :], level[:, None, :] + position], axis=1)
         return np.concatenate([history, future], axis=2), demand
+
+    def _held(self, history: np.ndarray, pick: np.ndarray, t: np.ndarray,
+              rng: np.random.Generator) -> np.ndarray:
+        """The rivals' positions held where the fit left them, with their ramps going on
+        (draw, rival, quarters ``t``): a ramp is a ramp on a held path too, so the part of
+        each position the generations' ramps do not explain is held (its steps spread as
+        that part's fitted changes) and the ramps, in the data or scheduled ahead, add their
+        growth after the window."""
+        fitted = history[:, 1:, :] - history[:, :1, :]
+        window_t = np.arange(fitted.shape[2], dtype=float) + quarter_index(self.window[0])
+        in_window = self._ramps(pick, window_t)
+        return held_positions(fitted - in_window, len(t), rng) + self._ramps(pick, t)
 
     def data_cost_gap(self) -> np.ndarray:
         """The rivals' log cost gaps to NVIDIA the fit saw (rival, window quarter)."""

@@ -6,6 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from forecast.core.calendar import quarter_index
+from forecast.models.spend.data import RAMP_WIDTH, lift_layout
+from forecast.models.spend.math import RIVALS
 from forecast.models.spend.simulation import held_positions
 
 
@@ -50,8 +53,22 @@ def test_held_paths_keep_the_last_fitted_position_and_the_others_are_the_models(
     np.testing.assert_array_equal(mixed[~held], model[~held])
     last = positions(model)[held, :, window - 1]
     future = positions(mixed)[held][:, :, window:]
-    shift = future - last[:, :, None]
-    # Centred on the last fitted position: each median within 4 of its Monte Carlo errors.
+    # The ramps go on from where the window left them: numpy's logistic curves, each
+    # generation's height added to its owner.
+    t0 = quarter_index(spend.window[0])
+    ahead, at_end = np.arange(window, window + horizon) + t0, float(window - 1 + t0)
+    heights = np.concatenate([spend.stacked(name, pick[held]) for name in (
+        "ramp_lift", "ramp_lift_ahead") if name in spend.posterior], axis=1)
+    lifts = lift_layout(spend.data["ramps"])
+    rise = (1.0 / (1.0 + np.exp(-(ahead[None, :] - lifts["midpoint"][:, None]) / RAMP_WIDTH))
+            - 1.0 / (1.0 + np.exp(-(at_end - lifts["midpoint"][:, None]) / RAMP_WIDTH)))
+    ramp = np.zeros_like(future)
+    for g, owner in enumerate(lifts["owner"]):
+        ramp[:, owner, :] += heights[:, g, None] * rise[g][None, :]
+    assert np.median(ramp[:, RIVALS.index("aws"), -1]) > 0.1  # Trainium3 ramps in the horizon
+    shift = future - last[:, :, None] - ramp
+    # Centred on the last fitted position plus the ramps' growth: each median within 4 of
+    # its Monte Carlo errors.
     error = 1.2533 * shift.std(axis=0) / np.sqrt(len(shift))
     assert np.all(np.abs(np.median(shift, axis=0)) < 4 * error + 1e-12)
     # The model moves some rival's median position by far more than that over two years.
