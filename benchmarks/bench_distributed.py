@@ -174,7 +174,7 @@ def sweep_row(scenario: str, grid: tuple[int, int], seeds: int, paths: int,
               workers: int, check: bool = True) -> list[str]:
     """The sweep on ``workers`` and serially; tables compared, and (``check``) three grid
     points checked against single ``simulate`` runs."""
-    vary = [f"mfu_aws=0.15:0.45:{grid[0]}", f"aws_price_erosion=0.02:0.10:{grid[1]}"]
+    vary = [f"mfu_aws=0.15:0.45:{grid[0]}", f"chip_life_years=4:6:{grid[1]}"]
     points = grid[0] * grid[1]
     print(f"sweep: {points} grid points x {seeds} seeds x {paths} paths; {workers} workers "
           "first, then serial ...", flush=True)

@@ -145,8 +145,8 @@ def test_forecast_names_the_input_of_a_draw_no_reader_can_take(monkeypatch, caps
     with pytest.raises(ScenarioError, match=r"input 'mfu_google' drew 1\.7 \(1 of 20 draws\), "
                                             r"but the forecast reads it as a fraction in"):
         check_draws(base, draws)
-    draws = base.sample(20, seed=1).assign(amd_price_erosion=pd.Series([1.0] * 20))
-    with pytest.raises(ScenarioError, match="'amd_price_erosion' drew 1 .* price_erosion.amd"):
+    draws = base.sample(20, seed=1).assign(amd_price_erosion=pd.Series([float("inf")] * 20))
+    with pytest.raises(ScenarioError, match="'amd_price_erosion' drew inf .* price_erosion.amd"):
         check_draws(base, draws)
 
 

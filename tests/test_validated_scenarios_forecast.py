@@ -91,10 +91,10 @@ def plausible(draw: st.DrawFn, part: support.Support) -> dict[str, float | str]:
         if kind == "fixed":
             return {"dist": kind, "value": draw(st.floats(-1, 1))}
         return dict(zip(("lower", "upper"), _ordered(draw, -1, 1, 2), strict=True), dist=kind)
-    low, high = {support.FRACTION: (0.0, 1.0), support.YEARLY_FALL: (0.0, 0.95),
+    low, high = {support.FRACTION: (0.0, 1.0),
                  support.AT_LEAST_ONE: (1.0, 3.0)}.get(part, (0.0, 50.0))
     kinds = ["uniform", "pert", "fixed", "truncnormal"]
-    kinds += ["beta"] if part in (support.FRACTION, support.YEARLY_FALL) else []
+    kinds += ["beta"] if part == support.FRACTION else []
     kinds += ["lognormal", "gamma", "exponential", "halfnormal"] if high == 50.0 else []
     kind = draw(st.sampled_from(kinds))
     if kind == "fixed":

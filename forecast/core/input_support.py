@@ -47,7 +47,6 @@ __all__ = [
     "SPREAD_QUANTILES",
     "TAIL",
     "TINY",
-    "YEARLY_FALL",
     "Support",
 ]
 
@@ -117,9 +116,6 @@ class Support:
 
 #: A share of something whole (utilisation, the hours a chip is used, a cap on a share).
 FRACTION: Final = Support("a fraction in (0, 1]", 0.0, 1.0, True, False, TINY, 1.0, ratio=True)
-#: The fractional fall of a price per year (the cost paths' price erosion).
-YEARLY_FALL: Final = Support("a fractional fall per year in [0, 1)", 0.0, 1.0, False, True,
-                             0.0, 1.0)
 #: An amount that may be zero (a power price, an overhead, a run rate).
 NON_NEGATIVE: Final = Support("a non-negative amount", 0.0, math.inf, False, True, 0.0, HUGE)
 #: An amount that must be positive (a price, a life in years, a multiple of a predecessor).

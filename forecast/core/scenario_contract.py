@@ -22,7 +22,6 @@ from forecast.core.input_support import (
     POSITIVE,
     QUARTER,
     RATE,
-    YEARLY_FALL,
     Support,
 )
 
@@ -215,7 +214,7 @@ INPUT_SUPPORT: Final[dict[str, Support]] = {
     "nvidia_next_launch_quarter": QUARTER,
     "nvidia_next_fp8_multiplier": POSITIVE,
     "nvidia_next_price_ratio": POSITIVE,
-    "nvidia_price_response": YEARLY_FALL,
+    "nvidia_price_response": RATE,
     "graviton_run_rate_usd_billions": NON_NEGATIVE,
     "graviton_growth_per_year": RATE,
     "aws_rental_revenue_ceiling_usd_billions": POSITIVE,
@@ -236,10 +235,10 @@ INPUT_SUPPORT: Final[dict[str, Support]] = {
 }
 #: The support of an input by the part a scenario table gives it: a ``[roadmap]``
 #: generation's launch quarter, performance and price multiples, a ``[chip_prices]`` price
-#: per chip-hour, a ``[price_erosion]`` yearly fall.
+#: per chip-hour, a ``[price_erosion]`` extra log fall a year beyond M2's (either sign).
 ROLE_SUPPORT: Final[dict[str, Support]] = {
     "launch": QUARTER, "performance": POSITIVE, "price": POSITIVE, "chip_price": POSITIVE,
-    "price_erosion": YEARLY_FALL,
+    "price_erosion": RATE,
 }
 
 #: ``[readings.<key>]``: how the spend model reads Amazon's run-rate statements

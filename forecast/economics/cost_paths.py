@@ -16,10 +16,13 @@ vendor with new chips ramping in. Ahead of the data, per draw:
 - every vendor group's announced generations (the scenario's ``[roadmap]``,
   :mod:`forecast.economics.roadmap`) launch at a scenario quarter with a multiple of their
   predecessor's dense FLOPS for a multiple of its price per chip;
-- every chip's price falls by its vendor group's ``[price_erosion]`` input a year, from its
-  launch or from the first forecast quarter: no vendor's offer is frozen while another's
-  gets cheaper (a scenario that means a vendor's price to hold says so with an input fixed
-  at 0 and its rationale).
+- every chip's price falls with age at M2's rate for its vendor group, from its launch or
+  from the first forecast quarter: the price model's posterior yearly change in log price
+  per chip-hour (``price_decay``, :meth:`~forecast.models.price.fitted.FittedPrice.vendor_decay`,
+  one posterior sample per path), less the input the scenario's ``[price_erosion]`` names
+  for the group (an extra log fall a year, 0 in base; a scenario shifts M2 with it and its
+  rationale). The sum is capped at 0: a chip's price does not rise with age here, where a
+  few of M2's samples read a market upswing as age.
 
 The vendor axis is the spend model's groups (``data/vendor_groups.csv``) unless the caller
 asks for others (``vendors``), e.g. all five groups including ``other``.
@@ -120,7 +123,8 @@ def launch_prices(chip_prices: Mapping[str, str], inputs: pd.DataFrame) -> dict[
 
 def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequence[str], *,
                         chip_prices: Mapping[str, str], roadmap: Iterable[GenerationLike],
-                        price_erosion: Mapping[str, str], **options: Any) -> xr.DataArray:
+                        price_erosion: Mapping[str, str],
+                        price_decay: Mapping[str, np.ndarray], **options: Any) -> xr.DataArray:
     """Cost per effective PFLOP-hour paths per vendor group under scenario input draws.
 
     The ``vendor_cost`` of :func:`scenario_costs`; ``options`` are its keyword arguments
@@ -150,6 +154,10 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
         The scenario's ``[roadmap]`` generations and ``[price_erosion]`` table
         (``Scenario.roadmap``, ``Scenario.price_erosion``); ``**scenario.cost_tables()``
         passes the three tables.
+    price_decay
+        Vendor group -> ``(draws,)`` yearly change in log price per chip-hour with age, M2's
+        posterior (:meth:`~forecast.models.price.fitted.FittedPrice.vendor_decay`), one per
+        row of ``inputs``.
     vendors
         The vendor axis (default: the spend model's groups, :func:`share_vendors`).
 
@@ -164,7 +172,7 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
         As :func:`scenario_costs`.
     """
     costs = scenario_costs(dataset, inputs, quarters, chip_prices=chip_prices, roadmap=roadmap,
-                           price_erosion=price_erosion, **options)
+                           price_erosion=price_erosion, price_decay=price_decay, **options)
     return costs["vendor_cost"].rename("cost_per_pflop_hour")
 
 
@@ -176,6 +184,7 @@ def scenario_costs(
     chip_prices: Mapping[str, str],
     roadmap: Iterable[GenerationLike],
     price_erosion: Mapping[str, str],
+    price_decay: Mapping[str, np.ndarray],
     price_year: int | None = None,
     point_spread: float = DEFAULT_POINT_SPREAD,
     seed: int = 0,
@@ -206,7 +215,8 @@ def scenario_costs(
     Raises
     ------
     ForecastError
-        When an input is missing, a vendor has no ``[price_erosion]`` entry, ``chip_prices``
+        When an input is missing, a vendor has no ``[price_erosion]`` entry or no
+        ``price_decay`` of one value per draw, ``chip_prices``
         names a chip not in the catalogue, a generation's predecessor is unknown, or a chip
         of ``chips`` is not on the vendor axis's chip columns (not in the catalogue,
         unpriced, or of another vendor group).
@@ -228,7 +238,7 @@ def scenario_costs(
         raise ForecastError(f"no cost path for {unknown}: the cost paths of {list(vendors)} "
                             f"hold {', '.join(columns.names)}")
     keep = [columns.names.index(chip) for chip in chips]
-    rates = {v: col[erosion[v]] for v in vendors}
+    rates = _log_rates(price_decay, {v: col[erosion[v]] for v in vendors}, len(inputs))
     out, own = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters, keep)
     unit, basis = "USD per effective PFLOP-hour", cost_basis(ramp_quarters)
     draw = np.arange(len(inputs))
@@ -244,6 +254,20 @@ def scenario_costs(
              "unit": "USD per chip (the capex at launch the owner TCO starts from)"})},
         coords={"draw": draw, "quarter": labels, "vendor": list(vendors),
                 "chip": list(chips)})
+
+
+def _log_rates(price_decay: Mapping[str, np.ndarray], extra_fall: Mapping[str, np.ndarray],
+               n: int) -> dict[str, np.ndarray]:
+    """Each vendor's yearly log price change in the cost paths: M2's decay less the
+    scenario's extra fall, capped at 0 (draws,)."""
+    rates = {}
+    for vendor, extra in extra_fall.items():
+        decay = np.asarray(price_decay.get(vendor, np.empty(0)), dtype=float)
+        if decay.shape != (n,) or not np.isfinite(decay).all():
+            raise ForecastError(f"the cost paths need the price model's decay of {vendor!r}, "
+                                f"one finite value per draw ({n})")
+        rates[vendor] = np.minimum(decay - extra, 0.0)
+    return rates
 
 
 def scenario_chips(

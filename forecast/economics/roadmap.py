@@ -5,8 +5,9 @@ announced generations, each relative to its predecessor (a catalogue chip or an 
 generation): it launches at its launch input's quarter (never before the quarter after its
 predecessor's launch), with its predecessor's dense FLOPS x its performance input, for its
 predecessor's price per chip x its price input, and keeps its predecessor's TDP (an
-assumption: no announcement gives the power of every part). The scenario's
-``[price_erosion]`` names per vendor group the input of the yearly fall of its chips' prices.
+assumption: no announcement gives the power of every part). Chips' prices
+fall with age at M2's posterior rate for their vendor group, shifted by the input the
+scenario's ``[price_erosion]`` names for the group (:mod:`forecast.economics.cost_paths`).
 
 This module cannot read a scenario (models import the cost paths, and models never read
 scenario files), so callers pass the two tables (``Scenario.cost_tables``).
@@ -104,11 +105,11 @@ def add_generations(columns: ChipColumns, roadmap: Iterable[GenerationLike],
                     columns.tflops[j] * col[generation.performance], release, columns.tdp[j])
 
 
-def eroded_capex(capex: np.ndarray, release: np.ndarray, rate: np.ndarray, quarter: int,
+def eroded_capex(capex: np.ndarray, release: np.ndarray, log_rate: np.ndarray, quarter: int,
                  start: int) -> np.ndarray:
-    """Capex after the yearly price erosion ``rate``, at quarter index ``quarter``.
+    """Capex after the yearly log price change ``log_rate``, at quarter index ``quarter``.
 
-    A chip's price falls from its launch, or from the first forecast quarter ``start`` for
+    A chip's price changes from its launch, or from the first forecast quarter ``start`` for
     chips already on sale (their price of the price year already reflects their age); a
     generation launches at its predecessor's un-eroded price x its price ratio.
 
@@ -116,8 +117,9 @@ def eroded_capex(capex: np.ndarray, release: np.ndarray, rate: np.ndarray, quart
     ----------
     capex, release
         ``(draws, chips)`` price per chip (USD) and launch quarter index.
-    rate
-        ``(draws, chips)`` fractional fall per year, in [0, 1).
+    log_rate
+        ``(draws, chips)`` change in log price per year, at most 0 (prices do not rise with
+        age in the cost paths).
     quarter, start
         Quarter indices.
 
@@ -126,7 +128,7 @@ def eroded_capex(capex: np.ndarray, release: np.ndarray, rate: np.ndarray, quart
     numpy.ndarray
         ``(draws, chips)`` USD per chip.
     """
-    if np.any((rate < 0) | (rate >= 1)):
-        raise ForecastError("price erosion must lie in [0, 1) a year")
+    if not np.all(log_rate <= 0.0):
+        raise ForecastError("a price's yearly log change in the cost paths must be at most 0")
     years = np.maximum(0.0, quarter - np.maximum(release, start)) / 4.0
-    return capex * (1.0 - rate) ** years
+    return capex * np.exp(log_rate * years)

@@ -5,8 +5,10 @@ copula) and one resampled posterior draw of each model are combined quarter by q
 
 1. **Cost per effective PFLOP-hour per vendor group** under the scenario's draws of
    utilisation, TCO inputs, roadmap chips, prices and launch quarters
-   (:func:`forecast.economics.cost_paths.scenario_costs`); the rivals' log gaps to NVIDIA
-   drive their relative positions.
+   (:func:`forecast.economics.cost_paths.scenario_costs`), every chip's price falling with
+   age at M2's posterior rate for its vendor (on the same posterior samples as the price
+   paths of step 6) shifted by the scenario's ``[price_erosion]`` inputs; the rivals' log
+   gaps to NVIDIA drive their relative positions.
 2. **Vendor spend** (:mod:`forecast.models.spend`): the common level continues its damped
    trend, each rival's position moves towards its cost-driven target, ramps lift it; the
    five groups' spend (``nvidia``, ``amd``, ``google``, ``aws``, ``other``) comes from the
@@ -123,7 +125,10 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     # One unit cost per chip: the cost paths price AWS's chips at the posterior draws behind
     # each path's fleet.
     unit_costs = spend_model.unit_costs(spend_model.sample_index(draws, seed))
+    # One price per chip: the cost paths' prices fall with age at M2's rate on the same
+    # posterior samples as the price paths below.
     costs = scenario_costs(dataset, inputs, quarters, seed=seed, **scenario.cost_tables(),
+                           price_decay=price.vendor_decay(draws, seed),
                            ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
                            vendors=VENDORS, chips=PRICED_CHIPS, unit_costs=unit_costs)
     bounds = bound_paths({name: _column(inputs, name) for names in BOUND_INPUTS.values()

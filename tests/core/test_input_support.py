@@ -13,8 +13,11 @@ from forecast.core.input_support import (
     POSITIVE,
     RATE,
     SPREAD_QUANTILES,
-    YEARLY_FALL,
+    Support,
 )
+
+#: A support closed below and open above, as a fractional fall per year would be.
+YEARLY_FALL = Support("a fractional fall per year in [0, 1)", 0.0, 1.0, False, True, 0.0, 1.0)
 
 
 @pytest.mark.parametrize(("support", "value", "inside"), [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 NAN = float("nan")
@@ -47,3 +48,10 @@ def catalogue_frame(rows: list[tuple] = _ROWS) -> pd.DataFrame:
 
 UTIL = {"nvidia": 0.4, "aws": 0.3, "amd": 0.35, "google": 0.45}
 TRN2_LABEL = "scenario base: trainium2_price_usd_per_chip_hour (median)"
+
+
+def price_decay(inputs: pd.DataFrame, rate: float = -0.08) -> dict[str, np.ndarray]:
+    """M2's yearly log price change per vendor group as the cost paths read it, one value per
+    row of ``inputs``: a constant ``rate`` for the tests that do not read a price fit."""
+    groups = ("nvidia", "amd", "google", "aws", "other", "other_custom")
+    return {group: np.full(len(inputs), rate) for group in groups}

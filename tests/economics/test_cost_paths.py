@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from chip_table import price_decay
 
 from forecast.core.calendar import quarter_index
 from forecast.core.errors import ForecastError
@@ -25,7 +26,8 @@ UNIT_COSTS = {"Trainium1": "trainium1_unit_cost_usd",
 
 def priced(scenario, chip_prices):
     """The scenario's cost tables with another ``[chip_prices]``."""
-    return {**scenario.cost_tables(), "chip_prices": chip_prices}
+    return {**scenario.cost_tables(), "chip_prices": chip_prices,
+            "price_decay": price_decay(range(200))}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,8 @@ def draws(scenario):
 
 def test_scenario_cost_paths_shape_and_trainium3(dataset, scenario, draws):
     quarters = [str(q) for q in pd.period_range("2025Q4", "2027Q4", freq="Q")]
-    paths = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables())
+    paths = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables(),
+                               price_decay=price_decay(draws))
     assert paths.shape == (200, len(quarters), len(share_vendors(dataset)))
     assert np.isfinite(paths.values).all() and (paths.values > 0).all()
     # Trainium3 (released 2025-12) lowers AWS's median cost once it has ramped.
@@ -43,7 +46,7 @@ def test_scenario_cost_paths_shape_and_trainium3(dataset, scenario, draws):
     assert float(aws.sel(quarter="2026Q3")) < float(aws.sel(quarter="2025Q4"))
     with pytest.raises(ForecastError, match="lack"):
         scenario_cost_paths(dataset, draws.drop(columns=["mfu_aws"]), quarters,
-                            **scenario.cost_tables())
+                            **scenario.cost_tables(), price_decay=price_decay(draws))
 
 
 def _aws_offer_by_hand(dataset, draws, capex_of):
@@ -75,7 +78,8 @@ def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario,
 
     # The scenario's draws have the unit-cost inputs: the table moves no vendor's path, and
     # AWS's offer is its cheapest catalogue chip, each Trainium at its unit-cost draw.
-    base = scenario_cost_paths(dataset, doubled, [quarter], **scenario.cost_tables())
+    base = scenario_cost_paths(dataset, doubled, [quarter], **scenario.cost_tables(),
+                               price_decay=price_decay(doubled))
     alt = scenario_cost_paths(dataset, doubled, [quarter], **priced(scenario, table))
     np.testing.assert_array_equal(alt.values, base.values)
     expected, cheapest = _aws_offer_by_hand(
@@ -89,7 +93,8 @@ def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario,
     # Without them (a scenario that has none), the chips keep their unit prices and the
     # table's input prices Trainium3 relative to Trainium2, the group's first mapped chip.
     bare = doubled.drop(columns=list(UNIT_COSTS.values()))
-    base = scenario_cost_paths(dataset, bare, [quarter], **scenario.cost_tables())
+    base = scenario_cost_paths(dataset, bare, [quarter], **scenario.cost_tables(),
+                               price_decay=price_decay(bare))
     alt = scenario_cost_paths(dataset, bare, [quarter], **priced(scenario, table))
     for vendor in ("nvidia", "amd", "google"):
         np.testing.assert_array_equal(alt.sel(vendor=vendor), base.sel(vendor=vendor))
@@ -106,7 +111,8 @@ def test_chip_prices_table_picks_the_input_that_prices_a_chip(dataset, scenario,
 
 def test_chip_prices_outside_the_covered_vendors_are_ignored(dataset, scenario, draws):
     quarters = ["2026Q1"]
-    base = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables())
+    base = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables(),
+                               price_decay=price_decay(draws))
     more = {**scenario.chip_prices, "Maia 100": T2_PRICE}  # Microsoft: not in the share model
     same = scenario_cost_paths(dataset, draws, quarters, **priced(scenario, more))
     np.testing.assert_array_equal(same.values, base.values)
@@ -136,7 +142,7 @@ def test_on_the_five_group_axis_other_holds_the_groups_no_one_names(dataset, sce
     assert specs.loc[["Maia 100", "Gaudi3"], "vendor_group"].tolist() == ["other"] * 2
     assert set(chip_specs(dataset, ["other"])["vendor_group"]) == {"other"}  # no NVIDIA
     assert "Maia 100" not in chip_specs(dataset).index  # the share model's own four groups
-    table = scenario.cost_tables()
+    table = {**scenario.cost_tables(), "price_decay": price_decay(draws)}
     quarters = ["2026Q1", "2027Q4"]
     wide = scenario_cost_paths(dataset, draws, quarters, vendors=five, **table)
     assert np.isfinite(wide.sel(vendor="other").values).all()
@@ -154,7 +160,7 @@ def test_chip_costs_are_on_the_basis_of_the_vendors_best_offer(dataset, scenario
                            roadmap=scenario.roadmap)
     nvidia = [str(c) for c in chips["chip"].values[chips["vendor"].values == "nvidia"]]
     quarters = ["2025Q3", "2026Q1", "2026Q4", "2028Q2"]
-    table = scenario.cost_tables()
+    table = {**scenario.cost_tables(), "price_decay": price_decay(draws)}
     flat = scenario_costs(dataset, draws, quarters, ramp_quarters=0,
                           chips=[*nvidia, "Trainium3"], **table)
     own = flat["chip_cost"].sel(chip=nvidia).transpose("draw", "quarter", "chip").values

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from chip_table import price_decay
 
 from forecast.core.calendar import quarter_index
 from forecast.core.errors import ForecastError
@@ -106,10 +107,13 @@ def test_cost_paths_with_the_scenarios_ramp(dataset, scenario, zero):
     draws = zero.sample(100, seed=2)
     quarters = ["2025Q4", "2026Q1", "2026Q3"]
     no_ramp = scenario_cost_paths(dataset, draws, quarters, **zero.cost_tables(),
+                                  price_decay=price_decay(draws),
                                   ramp_quarters=zero.setting("new_chip_ramp_quarters"))
     shipped = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables(),
+                                  price_decay=price_decay(draws),
                                   ramp_quarters=scenario.setting("new_chip_ramp_quarters"))
-    default = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables())
+    default = scenario_cost_paths(dataset, draws, quarters, **scenario.cost_tables(),
+                                  price_decay=price_decay(draws))
     np.testing.assert_array_equal(shipped.values, default.values)
     assert no_ramp.attrs["basis"].endswith("ramp 0 quarters")
     # Trainium3 (2025Q4) counts fully at once without a ramp, and the same once ramped.

@@ -7,6 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
+from chip_table import price_decay
 
 from forecast.core.calendar import quarter_index, quarter_labels
 from forecast.core.errors import ForecastError
@@ -30,7 +31,7 @@ def draws(scenario):
 
 
 def paths(data, scenario, inputs, quarters=YEARS, **kwargs):
-    table = {**scenario.cost_tables(), **kwargs}
+    table = {**scenario.cost_tables(), "price_decay": price_decay(inputs), **kwargs}
     return scenario_cost_paths(data, inputs, quarters, **table)
 
 
@@ -85,9 +86,10 @@ def test_the_share_models_vendors_are_the_default_axis(five_groups, scenario, dr
 
 
 def test_a_price_is_held_flat_only_where_the_scenario_says_so(five_groups, scenario, draws):
-    """AMD's erosion input at 0 and no AMD generation: its cost stays at its 2026Q1 level
-    (MI355X has ramped), while every other vendor's path is untouched."""
-    flat = draws.assign(amd_flat=0.0)
+    """AMD's extra fall at -1 a year (M2's fall undone, capped at no change) and no AMD
+    generation: its cost stays at its 2026Q1 level (MI355X has ramped), while every other
+    vendor's path is untouched."""
+    flat = draws.assign(amd_flat=-1.0)
     erosion = {**scenario.price_erosion, "amd": "amd_flat"}
     roadmap = [g for g in scenario.roadmap if g.vendor != "amd"]
     held = paths(five_groups, scenario, flat, price_erosion=erosion, roadmap=roadmap)
@@ -105,18 +107,48 @@ def test_a_price_is_held_flat_only_where_the_scenario_says_so(five_groups, scena
 def test_erosion_runs_from_launch_or_from_the_forecast_start():
     capex = np.array([[100.0, 100.0, 100.0]])
     release = np.array([[8090.0, 8102.0, 8110.0]])  # on sale, launching in 2 and 10 quarters
-    rate = np.full((1, 3), 0.1)
+    rate = np.full((1, 3), np.log(0.9))
     got = eroded_capex(capex, release, rate, quarter=8106, start=8100)
     np.testing.assert_allclose(got, [[100.0 * 0.9 ** 1.5, 90.0, 100.0]])
-    with pytest.raises(ForecastError, match=r"\[0, 1\)"):
-        eroded_capex(capex, release, np.full((1, 3), 1.0), 8106, 8100)
+    with pytest.raises(ForecastError, match="at most 0"):
+        eroded_capex(capex, release, np.full((1, 3), 0.01), 8106, 8100)
+
+
+def test_prices_fall_at_m2s_rate_less_the_scenarios_extra_fall(five_groups, scenario, draws):
+    """Each draw's own H100 cost falls at that draw's M2 rate less its extra-fall input, the
+    sum capped at 0: a TCO whose capex part scales by exp(rate x years), checked against the
+    same TCO at the first quarter by hand."""
+    from forecast.economics.cost_paths import scenario_costs
+
+    rng = np.random.default_rng(2)
+    decay = {group: rng.uniform(-0.3, 0.05, len(draws)) for group in price_decay(draws)}
+    inputs = draws.assign(extra=rng.normal(0.0, 0.05, len(draws)))
+    erosion = {**scenario.price_erosion, "nvidia": "extra"}
+    chip, quarters = "H100 SXM5 80GB", ["2026Q1", "2028Q1"]
+    costs = scenario_costs(five_groups, inputs, quarters, **{**scenario.cost_tables(),
+                           "price_erosion": erosion}, price_decay=decay, chips=[chip])
+    own = costs["chip_cost"].sel(chip=chip).values  # (draw, quarter)
+    capex = costs["chip_unit_cost"].sel(chip=chip).values
+    rate = np.minimum(decay["nvidia"] - inputs["extra"].to_numpy(), 0.0)
+    assert (rate == 0.0).any() and (rate < 0.0).any()
+    specs = chip_specs(five_groups, FIVE).loc[chip]
+    tco = {name: inputs[name].to_numpy(float)[:, None] for name in TCO_INPUTS}
+    mfu = inputs["mfu_nvidia"].to_numpy(float)[:, None]
+
+    def by_hand(years):
+        return cost_per_pflop((capex * np.exp(rate * years))[:, None],
+                              np.array([specs["tflops"]]), np.array([[specs["tdp_w"]]]),
+                              mfu, tco)[:, 0]
+
+    np.testing.assert_allclose(own[:, 0], by_hand(0.0), rtol=1e-12)
+    np.testing.assert_allclose(own[:, 1], by_hand(2.0), rtol=1e-12)  # two years on
 
 
 def test_a_generation_is_its_predecessor_times_its_multiples(dataset, scenario, draws):
     """Rubin alone on NVIDIA's roadmap, no erosion: NVIDIA's offer once Rubin has ramped is
     the cheaper of its catalogue chips and GB300's capex x ratio for its FLOPS x multiple."""
     quarter = "2028Q1"
-    inputs = draws.assign(no_fall=0.0)
+    inputs = draws.assign(no_fall=-1.0)  # M2's fall undone: capped at no change
     rubin = [g for g in scenario.roadmap if g.name == "Rubin"]
     still = {v: "no_fall" for v in scenario.price_erosion}
     got = paths(dataset, scenario, inputs, quarters=[quarter], roadmap=rubin,

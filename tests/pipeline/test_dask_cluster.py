@@ -117,7 +117,7 @@ def _cli_sweep(store: Path, out: Path, *extra: str,
                env: dict[str, str] | None = None) -> pd.DataFrame:
     result = subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), "sweep", "--artifacts", str(store),
-         "--vary", "mfu_aws=0.2:0.4:3", "--vary", "nvidia_price_response=0.05:0.15:2",
+         "--vary", "mfu_aws=0.2:0.4:3", "--vary", "chip_life_years=4:6:2",
          "--draws", "300", "--seeds", "2", "--out", str(out), *extra],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
         env={**os.environ, **(env or {})})
@@ -154,7 +154,7 @@ def test_a_worker_killed_mid_sweep_has_its_tasks_rescheduled(cluster, shipped_st
     from forecast.pipeline.execution import executor
     from forecast.pipeline.sweep import run_sweep
 
-    vary = ["mfu_aws=0.2:0.4:4", "aws_price_erosion=0.02:0.1:3"]
+    vary = ["mfu_aws=0.2:0.4:4", "chip_life_years=4:6:3"]
     options = {"draws": 1500, "seeds": 2, "root": shipped_store}
     serial = run_sweep("base", vary, **options)
     killed: list[str] = []

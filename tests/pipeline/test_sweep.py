@@ -104,7 +104,7 @@ def test_cli_sweep_bad_input_fails_fast(args, capsys, tmp_path) -> None:
 # --------------------------------------------------------------------------- on a fit
 
 
-VARY = ["mfu_aws=0.2:0.4:3", "aws_price_erosion=0.04:0.08:2"]
+VARY = ["mfu_aws=0.2:0.4:3", "chip_life_years=4:6:2"]
 
 
 @pytest.mark.slow
@@ -116,13 +116,13 @@ def test_grid_points_equal_single_simulate_runs(shipped_store) -> None:
     result = run_sweep("base", VARY, draws=300, seed=5, seeds=2, root=shipped_store)
     table = result.table
     assert len(table) == 6 * 2 and list(table["point"]) == [p for p in range(6) for _ in (0, 1)]
-    assert list(table.columns[:4]) == ["point", "seed", "mfu_aws", "aws_price_erosion"]
+    assert list(table.columns[:4]) == ["point", "seed", "mfu_aws", "chip_life_years"]
     scenario, dataset, bundle = load_run("base", root=shipped_store)
     for index in (0, 7, 11):
         row = table.iloc[index]
         inputs = scenario.sample(300, seed=int(row["seed"]))
         inputs["mfu_aws"] = row["mfu_aws"]
-        inputs["aws_price_erosion"] = row["aws_price_erosion"]
+        inputs["chip_life_years"] = row["chip_life_years"]
         single = simulate(bundle, dataset, scenario, draws=300, seed=int(row["seed"]),
                           inputs=inputs)
         expected = point_row(single)

@@ -168,7 +168,7 @@ def test_one_at_a_time_runs_use_common_random_numbers(shipped_store, monkeypatch
     runner = SimulationSensitivity(bundle, dataset, scenario,
                                    ["aws_revenue:2030", "thesis:aws_rental_run_rate_50b_by_2030"],
                                    draws=200, seed=11)
-    chosen = ["accelerator_usd_billions_per_gw", "aws_price_erosion", "mfu_aws"]
+    chosen = ["accelerator_usd_billions_per_gw", "chip_life_years", "mfu_aws"]
     table = runner.tornado("aws_revenue:2030", inputs=chosen)
     assert sorted(table["input"]) == sorted(chosen)
     assert runner.runs == 1 + 2 * len(chosen)

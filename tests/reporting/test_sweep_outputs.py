@@ -49,7 +49,7 @@ def made_up(varies: list[Vary], seeds: tuple[int, ...] = (1, 2)) -> SweepResult:
 
 MFU = Vary("mfu_aws", (0.2, 0.3, 0.4))
 LAUNCH = Vary("trainium4_launch_quarter", (8107.0, 8109.0), is_quarter=True)
-CAP = Vary("aws_price_erosion", (0.04, 0.08))
+LIFE = Vary("chip_life_years", (4.0, 6.0))
 
 
 def test_thesis_grid_averages_seeds_and_other_inputs() -> None:
@@ -61,7 +61,7 @@ def test_thesis_grid_averages_seeds_and_other_inputs() -> None:
     expected = np.array([[0.1 * (2 * i + j) + 0.015 for j in range(2)] for i in range(3)])
     np.testing.assert_allclose(grid.to_numpy(), expected)
     np.testing.assert_allclose(grid.attrs["mcse"].to_numpy(), 0.02 / np.sqrt(2))
-    three = thesis_grid(made_up([MFU, LAUNCH, CAP], seeds=(1,)), "a")
+    three = thesis_grid(made_up([MFU, LAUNCH, LIFE], seeds=(1,)), "a")
     assert three.shape == (3, 2) and three.attrs["averaged"] == 2
     line = thesis_grid(made_up([MFU]), "b")
     assert list(line.columns) == ["prob", "mcse"] and (line["prob"] == 0.5).all()
@@ -74,7 +74,7 @@ def test_unknown_thesis_is_one_line() -> None:
         check_thesis(result, "c")
 
 
-@pytest.mark.parametrize("varies", [[MFU], [MFU, LAUNCH], [LAUNCH, MFU, CAP]])
+@pytest.mark.parametrize("varies", [[MFU], [MFU, LAUNCH], [LAUNCH, MFU, LIFE]])
 def test_files_are_written_whole(tmp_path, varies) -> None:
     result = made_up(varies)
     paths = write_sweep(result, tmp_path, "a")
@@ -136,7 +136,7 @@ def test_sensitivity_runs_on_a_pluggable_map_give_the_serial_tornado(shipped_sto
         calls.append(len(items))
         return [function(item) for item in reversed(items)][::-1]
 
-    chosen = ["mfu_aws", "nvidia_price_response", "aws_price_erosion"]
+    chosen = ["mfu_aws", "owner_utilisation", "chip_life_years"]
     tables = []
     for map_fn in (map, reversed_map):
         runner = SimulationSensitivity(bundle, dataset, scenario, ["aws_revenue:2030"],

@@ -22,7 +22,8 @@ def test_sampling_is_reproducible(base: Scenario, method: str) -> None:
     other = base.sample(n=500, seed=8, method=method)
     pd.testing.assert_frame_equal(first, again)
     assert not first.equals(other)
-    assert (first.to_numpy() != other.to_numpy()).mean() > 0.9
+    drawn = [name for name, spec in base.inputs.items() if not spec.is_fixed]
+    assert (first[drawn].to_numpy() != other[drawn].to_numpy()).mean() > 0.9
     assert list(first.columns) == list(base.inputs)
     assert len(first) == 500 and first.index.name == "draw"
 
@@ -69,7 +70,7 @@ def _assert_rank_correlations(scenario: Scenario, frame: pd.DataFrame) -> None:
 
 @pytest.mark.parametrize("method", ["mc", "lhs"])
 def test_rank_correlations_honoured_in_base(base: Scenario, method: str) -> None:
-    assert len(base.correlations) >= 3
+    assert len(base.correlations) >= 1
     assert not any(base.inputs[name].is_quarter for name in base.correlation_names)
     _assert_rank_correlations(base, base.sample(n=20_000, seed=11, method=method))
 
@@ -156,7 +157,7 @@ def test_lhs_marginals_match_their_distributions(base: Scenario) -> None:
 
 
 @pytest.mark.parametrize("name", ["pue", "mfu_aws", "trainium3_price_usd_per_chip_hour",
-                                  "nvidia_price_response"])
+                                  "trainium2_price_usd_per_chip_hour"])
 def test_lhs_hits_each_stratum_exactly_once(base: Scenario, name: str) -> None:
     # pue and mfu_aws are uncorrelated; the other two are reordered by Iman-Conover, which
     # must not disturb stratification.

@@ -103,8 +103,9 @@ def test_shipped_roadmaps_cite_announcements_of_the_data() -> None:
 
 
 def test_shipped_scenarios_erode_every_vendor_with_a_rationale() -> None:
-    """Every vendor group with a roadmap or an MFU input has an erosion input with a rationale,
-    none of them fixed (no shipped scenario holds a vendor's price flat)."""
+    """Every vendor group with a roadmap or an MFU input has an erosion input with a rationale:
+    a shift of M2's rate, 0 in base (M2's posterior as it is), by at most 5 points a year at
+    its median elsewhere (a scenario tilts the data's rate, it does not replace it)."""
     for scenario in list_scenarios():
         vendors = {g.vendor for g in scenario.roadmap}
         vendors |= {name.removeprefix("mfu_") for name in scenario.inputs
@@ -113,5 +114,6 @@ def test_shipped_scenarios_erode_every_vendor_with_a_rationale() -> None:
         for vendor, name in scenario.price_erosion.items():
             spec = scenario.inputs[name]
             assert spec.rationale and spec.unit
-            assert not spec.is_fixed, (scenario.name, vendor)
-            assert 0.0 < spec.median() < 0.3
+            if scenario.name == "base":
+                assert spec.is_fixed and spec.median() == 0.0, vendor
+            assert abs(spec.median()) <= 0.05, (scenario.name, vendor)

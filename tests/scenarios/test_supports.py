@@ -8,9 +8,12 @@ import pandas as pd
 import pytest
 
 from forecast.core.errors import ScenarioError
-from forecast.core.input_support import FRACTION, POSITIVE, QUARTER, RATE, YEARLY_FALL
+from forecast.core.input_support import FRACTION, POSITIVE, QUARTER, RATE, Support
 from forecast.scenarios import InputSpec, load_scenario
 from forecast.scenarios.supports import check_draws, input_roles, support_problem
+
+#: A support closed below and open above, as a fractional fall per year would be.
+YEARLY_FALL = Support("a fractional fall per year in [0, 1)", 0.0, 1.0, False, True, 0.0, 1.0)
 
 
 def spec(**table: object) -> InputSpec:
@@ -23,7 +26,7 @@ def test_every_input_of_base_has_its_part_and_no_other_is_read():
     assert set(roles) == set(base.inputs)
     assert [r.reader for r in roles["trainium4_launch_quarter"]] == [
         "the forecast", "roadmap.aws.Trainium4.launch"]
-    assert {r.support for r in roles["nvidia_price_response"]} == {YEARLY_FALL}
+    assert {r.support for r in roles["nvidia_price_response"]} == {RATE}
     assert [r.reader for r in roles["trainium3_price_usd_per_chip_hour"]] == [
         "chip_prices.Trainium3"]
 

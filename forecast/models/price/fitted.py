@@ -78,6 +78,16 @@ class FittedPrice(Fitted):
         table["identified_by_data"] = [v in identified for v in vendors]
         return table
 
+    def vendor_decay(self, draws: int | None = None, seed: int = 0) -> dict[str, np.ndarray]:
+        """Each vendor's yearly change in log market price per chip-hour with age (the
+        ``decay`` of the model, negative when prices fall), ``(draws,)`` per vendor, on the
+        posterior samples :meth:`forecast` picks for the same ``draws`` and ``seed``: the
+        price erosion a forecast's cost paths share with its price paths."""
+        pick = self.draw_index(draws, np.random.default_rng(seed))
+        decay = self.stacked("decay", pick)
+        return {str(vendor): decay[:, j] for j, vendor in
+                enumerate(self.posterior["vendor"].values)}
+
     def predict_observations(self, frame: pd.DataFrame, draws: int = 1000,
                              seed: int = 0) -> np.ndarray:
         """Posterior predictive samples of observed prices (draws x rows), USD per chip-hour.
