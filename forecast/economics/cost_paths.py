@@ -70,6 +70,7 @@ from forecast.economics.roadmap import (
     add_generations,
     eroded_capex,
     roadmap_inputs,
+    yearly_log_price_change,
 )
 from forecast.economics.vendors import custom_silicon_groups, reference_vendor, share_vendors
 
@@ -92,6 +93,7 @@ __all__ = [
     "scenario_cost_paths",
     "scenario_costs",
     "share_vendors",
+    "yearly_log_price_change",
 ]
 
 
@@ -238,7 +240,8 @@ def scenario_costs(
         raise ForecastError(f"no cost path for {unknown}: the cost paths of {list(vendors)} "
                             f"hold {', '.join(columns.names)}")
     keep = [columns.names.index(chip) for chip in chips]
-    rates = _log_rates(price_decay, {v: col[erosion[v]] for v in vendors}, len(inputs))
+    rates = yearly_log_price_change(price_decay, {v: col[erosion[v]] for v in vendors},
+                                    len(inputs))
     out, own = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters, keep)
     unit, basis = "USD per effective PFLOP-hour", cost_basis(ramp_quarters)
     draw = np.arange(len(inputs))
@@ -254,20 +257,6 @@ def scenario_costs(
              "unit": "USD per chip (the capex at launch the owner TCO starts from)"})},
         coords={"draw": draw, "quarter": labels, "vendor": list(vendors),
                 "chip": list(chips)})
-
-
-def _log_rates(price_decay: Mapping[str, np.ndarray], extra_fall: Mapping[str, np.ndarray],
-               n: int) -> dict[str, np.ndarray]:
-    """Each vendor's yearly log price change in the cost paths: M2's decay less the
-    scenario's extra fall, capped at 0 (draws,)."""
-    rates = {}
-    for vendor, extra in extra_fall.items():
-        decay = np.asarray(price_decay.get(vendor, np.empty(0)), dtype=float)
-        if decay.shape != (n,) or not np.isfinite(decay).all():
-            raise ForecastError(f"the cost paths need the price model's decay of {vendor!r}, "
-                                f"one finite value per draw ({n})")
-        rates[vendor] = np.minimum(decay - extra, 0.0)
-    return rates
 
 
 def scenario_chips(

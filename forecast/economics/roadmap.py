@@ -24,7 +24,7 @@ import numpy as np
 from forecast.core.errors import ForecastError
 
 __all__ = ["ChipColumns", "GenerationLike", "add_generations", "eroded_capex",
-           "roadmap_inputs"]
+           "roadmap_inputs", "yearly_log_price_change"]
 
 
 class GenerationLike(Protocol):
@@ -132,3 +132,26 @@ def eroded_capex(capex: np.ndarray, release: np.ndarray, log_rate: np.ndarray, q
         raise ForecastError("a price's yearly log change in the cost paths must be at most 0")
     years = np.maximum(0.0, quarter - np.maximum(release, start)) / 4.0
     return capex * np.exp(log_rate * years)
+
+
+def yearly_log_price_change(price_decay: Mapping[str, np.ndarray],
+                            extra_fall: Mapping[str, np.ndarray], n: int
+                            ) -> dict[str, np.ndarray]:
+    """Each vendor's yearly log change of its chips' prices ahead of the data (draws,): M2's
+    decay (``price_decay``) less the scenario's extra fall (``extra_fall``, its
+    ``[price_erosion]`` inputs' draws), capped at 0. The one rate the cost paths and AWS's
+    fleet revenue read.
+
+    Raises
+    ------
+    ForecastError
+        When a vendor of ``extra_fall`` has no decay of ``n`` finite values.
+    """
+    rates = {}
+    for vendor, extra in extra_fall.items():
+        decay = np.asarray(price_decay.get(vendor, np.empty(0)), dtype=float)
+        if decay.shape != (n,) or not np.isfinite(decay).all():
+            raise ForecastError(f"the cost paths need the price model's decay of {vendor!r}, "
+                                f"one finite value per draw ({n})")
+        rates[vendor] = np.minimum(decay - np.asarray(extra, dtype=float), 0.0)
+    return rates

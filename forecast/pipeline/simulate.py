@@ -16,7 +16,8 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    ``custom_silicon_spend`` = Google + AWS + the custom part of ``other``.
 3. **AWS custom silicon** (M5, inside the same posterior): the fleet continues from its
    fitted last quarter over AWS's own spend paths, with the scenario's ``[roadmap.aws]``
-   generations (:func:`aws_roadmap`), rental revenue capped at the scenario's ceiling
+   generations (:func:`aws_roadmap`), rental prices falling at the cost paths' rate for
+   AWS's chips (M2's, shifted by the scenario), rental revenue capped at the scenario's ceiling
    (``aws_rental_revenue_ceiling_usd_billions``), and the merchant-equivalent value of the
    shipments' effective compute; the Graviton-inclusive run rate adds the scenario's
    Graviton run rate to 4 x the quarter's rental revenue.
@@ -53,7 +54,7 @@ from forecast.core.errors import ForecastError
 from forecast.core.scenario_contract import IN_SAMPLE_METRICS, PRICED_CHIPS
 from forecast.data.dataset import Dataset
 from forecast.economics.bounds import BOUND_INPUTS, BOUND_UNIT, bound_paths, quarter_years, tightest
-from forecast.economics.cost_paths import launch_prices, scenario_costs
+from forecast.economics.cost_paths import launch_prices, scenario_costs, yearly_log_price_change
 from forecast.models.spend.math import COST_VENDOR, RIVALS, VENDORS
 from forecast.models.spend.statements import graviton_run_rate_paths
 from forecast.pipeline.results import Forecast, check_paths
@@ -125,18 +126,21 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     # One unit cost per chip: the cost paths price AWS's chips at the posterior draws behind
     # each path's fleet.
     unit_costs = spend_model.unit_costs(spend_model.sample_index(draws, seed))
-    # One price per chip: the cost paths' prices fall with age at M2's rate on the same
-    # posterior samples as the price paths below.
+    # One price per chip: the cost paths' prices and AWS's rental prices fall at M2's rate,
+    # on the same posterior samples as the price paths below.
+    decay = price.vendor_decay(draws, seed)
     costs = scenario_costs(dataset, inputs, quarters, seed=seed, **scenario.cost_tables(),
-                           price_decay=price.vendor_decay(draws, seed),
+                           price_decay=decay,
                            ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
                            vendors=VENDORS, chips=PRICED_CHIPS, unit_costs=unit_costs)
     bounds = bound_paths({name: _column(inputs, name) for names in BOUND_INPUTS.values()
                           for name in names}, quarter_years(quarters))
     weight = published_stack_weight() if stack else None
     held = stacked_paths(weight, draws, seed)
+    aws_fall = yearly_log_price_change(
+        decay, {"aws": _column(inputs, scenario.price_erosion["aws"])}, draws)["aws"]
     paths = _spend_paths(spend_model, scenario, inputs, costs["vendor_cost"], quarters, draws,
-                         seed, tightest(bounds)[0], held)
+                         seed, tightest(bounds)[0], held, -aws_fall)
     history = paths.isel(quarter=slice(0, len(spend_model.window)))
     data = paths.sel(quarter=quarters)
     data["vendor_cost"] = costs["vendor_cost"].transpose("draw", "quarter", "vendor").rename(
@@ -189,17 +193,19 @@ def cost_gaps(vendor_cost: xr.DataArray) -> np.ndarray:
 
 def _spend_paths(spend_model: Any, scenario: Any, inputs: pd.DataFrame,
                  vendor_cost: xr.DataArray, quarters: list[str], draws: int,
-                 seed: int, bound: np.ndarray, held: np.ndarray | None) -> xr.Dataset:
+                 seed: int, bound: np.ndarray, held: np.ndarray | None,
+                 price_decline: np.ndarray) -> xr.Dataset:
     """The spend model's paths over its window and ``quarters`` (the TAM's growth fading
     against ``bound``, the tightest of M6's bounds; the rivals' positions held on the
-    ``held`` paths), with shares and custom silicon spend."""
+    ``held`` paths; AWS's rental prices falling by ``price_decline`` a year), with shares
+    and custom silicon spend."""
     ratio = _column(inputs, "mfu_aws") / _column(inputs, "mfu_nvidia")
     paths = spend_model.forecast(
         quarters, draws=draws, seed=seed, cost_gap=cost_gaps(vendor_cost),
         include_history=True,
         generations=aws_roadmap(scenario.roadmap, inputs, spend_model.generations),
         ceiling=_column(inputs, "aws_rental_revenue_ceiling_usd_billions")[:, None],
-        utilisation_ratio=ratio, bound=bound, held=held)
+        utilisation_ratio=ratio, bound=bound, held=held, price_decline=price_decline)
     paths["share"] = (paths["spend"] / paths["tam"]).assign_attrs(
         unit="fraction of spend (five vendor groups)")
     paths["custom_silicon_spend"] = (paths["spend"].sel(vendor="google")

@@ -65,3 +65,31 @@ def test_the_cost_paths_prices_fall_at_m2s_rate_on_the_price_paths_samples(shipp
     flat = rate == 0.0
     assert flat.any()
     np.testing.assert_allclose(own[flat, 2], own[flat, 0], rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_aws_rental_prices_fall_at_the_cost_paths_rate_for_awss_chips(shipped_store,
+                                                                     monkeypatch) -> None:
+    """M5's rental prices read the price model too: the fleet's yearly price fall on each
+    path is M2's AWS decay of that path's sample less the scenario's extra fall for AWS,
+    capped at no rise (the rate of the cost paths)."""
+    from forecast.models.spend.fitted import FittedSpend
+    from forecast.pipeline.runner import load_run
+    from forecast.pipeline.simulate import simulate
+
+    seen = {}
+    original = FittedSpend.forecast
+
+    def spy(self, *args, **kwargs):
+        seen["price_decline"] = kwargs.get("price_decline")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(FittedSpend, "forecast", spy)
+    scenario, dataset, bundle = load_run("bull", root=shipped_store)
+    inputs = scenario.sample(300, seed=6)
+    inputs[scenario.price_erosion["aws"]] = np.linspace(-0.1, 0.1, 300)
+    simulate(bundle, dataset, scenario, draws=300, seed=6, inputs=inputs)
+    decay = bundle.models["price"].vendor_decay(300, 6)["aws"]
+    expected = -np.minimum(decay - np.linspace(-0.1, 0.1, 300), 0.0)
+    np.testing.assert_allclose(seen["price_decline"], expected, rtol=1e-12)
+    assert (expected == 0.0).any() and (expected > 0.05).any()

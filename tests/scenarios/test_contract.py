@@ -172,7 +172,8 @@ def test_in_sample_metrics_are_the_history_simulate_keeps():
     quarters = ["2025Q1", "2025Q2", "2025Q3"]
     cost = xr.DataArray(np.ones((6, 3, 5)), dims=("draw", "quarter", "vendor"),
                         coords={"quarter": quarters, "vendor": vendors})
-    paths = simulate._spend_paths(Spend(), Scenario(), inputs, cost, quarters, 6, 0, None, None)
+    paths = simulate._spend_paths(Spend(), Scenario(), inputs, cost, quarters, 6, 0, None, None,
+                                  np.zeros(6))
     assert set(IN_SAMPLE_METRICS) <= set(paths.data_vars) and "custom_other" not in paths
     assert set(IN_SAMPLE_METRICS) <= set(FORECAST_METRICS)
     np.testing.assert_allclose(paths["share"].sum("vendor"), 1.0)
@@ -217,8 +218,10 @@ def test_required_inputs_are_every_input_the_forecast_reads():
             name = node.args[1]
             if isinstance(name, ast.Constant):
                 read.add(name.value)
-            else:  # f"mfu_{group}" over the vendor groups, or each bound's inputs
-                assert ast.unparse(name) in ("f'mfu_{group}'", "name")
+            else:  # f"mfu_{group}" over the vendor groups, each bound's inputs, AWS's
+                # [price_erosion] input (the fleet's price fall)
+                assert ast.unparse(name) in ("f'mfu_{group}'", "name",
+                                             "scenario.price_erosion['aws']")
     source = SIMULATE.read_text()
     assert "for names in BOUND_INPUTS.values()" in source  # bound_paths' inputs
     read |= {name for names in BOUND_INPUTS.values() for name in names}

@@ -205,8 +205,8 @@ class FittedSpend(Fitted):
                  seed: int = 0, cost_gap: np.ndarray | None = None,
                  include_history: bool = False, generations: Any = None,
                  ceiling: Any = None, utilisation_ratio: Any = None,
-                 bound: np.ndarray | None = None, held: np.ndarray | None = None
-                 ) -> xr.Dataset:
+                 bound: np.ndarray | None = None, held: np.ndarray | None = None,
+                 price_decline: np.ndarray | None = None) -> xr.Dataset:
         """Joint sample paths of every vendor's spend, the TAM and AWS's three quantities.
 
         Parameters
@@ -232,6 +232,9 @@ class FittedSpend(Fitted):
         held
             The paths (draw,) bool whose rivals' positions are held where the fit left them
             (:meth:`simulate`): an out-of-sample stack of the model and constant shares.
+        price_decline
+            Yearly log fall of AWS's price per chip-hour after the data end (draw,), the
+            cost paths' rate from the price model; None: the fit's ``price_decline``.
 
         Returns
         -------
@@ -269,7 +272,8 @@ class FittedSpend(Fitted):
             result["bound_lift"] = xr.DataArray(
                 bound_lift(last_log_tam(log_latent[:, :, :n_hist]), bound), dims=("draw",),
                 attrs={"unit": "factor lifting the bound to the last fitted quarter's TAM"})
-        aws = self._aws_paths(pick, latent, horizon, generations, ceiling, utilisation_ratio)
+        aws = self._aws_paths(pick, latent, horizon, generations, ceiling, utilisation_ratio,
+                              price_decline)
         result = result.assign_coords(generation=aws.pop("generation")[0])
         for name, (values, dims, unit) in aws.items():
             picked = values[:, columns] if "quarter" in dims else values
@@ -279,7 +283,8 @@ class FittedSpend(Fitted):
         return result
 
     def _aws_paths(self, pick: np.ndarray, latent: np.ndarray, horizon: int, generations: Any,
-                   ceiling: Any, utilisation_ratio: Any) -> dict[str, tuple[Any, tuple, str]]:
+                   ceiling: Any, utilisation_ratio: Any, price_decline: np.ndarray | None = None
+                   ) -> dict[str, tuple[Any, tuple, str]]:
         """AWS's quantities over the window and the forecast quarters, as (values, dims,
         unit): the posterior of the in-sample quarters, then the fleet continued over the
         spend paths."""
@@ -289,6 +294,12 @@ class FittedSpend(Fitted):
         spend = latent[:, LATENT_GROUPS.index("aws")]
         n_hist = len(self.window)
         params = self.path_parameters(pick)
+        if price_decline is not None:
+            decline = np.asarray(price_decline, dtype=float)
+            if decline.shape != (len(pick),) or not np.isfinite(decline).all():
+                raise ForecastError(f"price_decline must be {len(pick)} finite values, one per "
+                                    "path")
+            params["price_decline"] = decline
         names = list(self.generations["generation"])
         unit_cost, survival = params["unit_cost"], None
         if horizon > 0:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from forecast.core.calendar import quarter_index
 from forecast.models.spend.data import RAMP_WIDTH, lift_layout
@@ -28,15 +27,6 @@ def test_held_positions_start_at_the_last_and_spread_like_the_fitted_changes() -
     ratio = shift / sd[:, None]
     np.testing.assert_allclose(ratio.std(axis=0), np.sqrt(np.arange(1, 7)), rtol=0.03)
     np.testing.assert_array_equal(paths[:, 1, :], -2.0)  # no fitted change, no spread
-
-
-@pytest.fixture(scope="module")
-def spend():
-    from forecast.models.spend.fitted import FittedSpend
-    from forecast.store import shipped
-
-    key = shipped.shipped_header()["scenarios"]["base"]["models"]["spend"]
-    return FittedSpend.load(shipped.shipped_dir() / key)
 
 
 def test_held_paths_keep_the_last_fitted_position_and_the_others_are_the_models(spend) -> None:
@@ -76,3 +66,4 @@ def test_held_paths_keep_the_last_fitted_position_and_the_others_are_the_models(
                                                                                 window - 1],
                       axis=0)
     assert np.abs(moved).max() > 0.1
+
