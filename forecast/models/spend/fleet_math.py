@@ -108,16 +108,20 @@ def fleet_stock(shipped: Any, survival: Any, initial: Any = None, xp: Any = np,
     Chips in service (..., generation, quarter).
     """
     n = int(shipped.shape[-1]) if length is None else length
-    matrix = decay_matrix(survival, n, xp)                       # (..., n, n)
     if xp is np:
-        stock = np.einsum("...gs,...ts->...gt", shipped, matrix)
-        s = np.asarray(survival)[..., None, None]
-    else:
-        stock = xp.dot(shipped, matrix.T)
-        s = survival
+        # The recursion itself: a quarter's vector step beats an (n, n) matrix of powers
+        # per path, which is built for PyTensor's gradients.
+        shipped = np.asarray(shipped, dtype=float)
+        s = np.asarray(survival, dtype=float)[..., None]
+        stock = np.empty_like(shipped)
+        previous = 0.0 if initial is None else np.asarray(initial, dtype=float)
+        for t in range(n):
+            previous = stock[..., t] = previous * s + shipped[..., t]
+        return stock
+    stock = xp.dot(shipped, decay_matrix(survival, n, xp).T)
     if initial is None:
         return stock
-    return stock + initial[..., None] * s ** np.arange(1, n + 1, dtype=float)
+    return stock + initial[..., None] * survival ** np.arange(1, n + 1, dtype=float)
 
 
 def average_fleet(fleet: Any, opening: Any, xp: Any = np) -> Any:
