@@ -76,6 +76,7 @@ FORECAST_METRICS: Final = (
     "aws_fleet",
     "aws_rental_revenue",
     "aws_merchant_value",
+    "aws_merchant_price",
     "aws_custom_chips_run_rate",
     "bound_funding",
     "bound_power",
@@ -104,8 +105,8 @@ METRIC_DIMS: Final[dict[str, tuple[str, ...]]] = {
     "vendor_cost": ("cost_vendor",), "price": ("chip",), "cost_per_pflop_hour": ("chip",),
     "owner_cost_per_pflop_hour": ("chip",), "aws_spend_at_cost": (),
     "aws_shipments": ("generation",), "aws_fleet": ("generation",), "aws_rental_revenue": (),
-    "aws_merchant_value": (), "aws_custom_chips_run_rate": (), "bound_funding": (),
-    "bound_power": (), "bound_supply": (),
+    "aws_merchant_value": (), "aws_merchant_price": (), "aws_custom_chips_run_rate": (),
+    "bound_funding": (), "bound_power": (), "bound_supply": (),
 }
 #: Every metric a thesis may name: the forecast's, but those with one path per chip or per
 #: best offer, and the ratios.

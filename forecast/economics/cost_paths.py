@@ -69,6 +69,7 @@ from forecast.economics.roadmap import (
     GenerationLike,
     add_generations,
     eroded_capex,
+    price_per_pflop,
     roadmap_inputs,
     yearly_log_price_change,
 )
@@ -213,6 +214,9 @@ def scenario_costs(
         ``chips`` at its own eroded price, utilisation and TCO (no ramp blending), NaN
         before its launch in that draw. Both USD per effective PFLOP-hour, owner TCO basis.
         ``chip_unit_cost`` (draw, chip): each of ``chips``' unit cost before erosion.
+        ``price_per_pflop`` (draw, quarter, vendor): the vendor's lowest price per dense
+        PFLOP among its launched chips, eroded as the costs (what buying a vendor's compute
+        costs: the merchant price M5 values AWS's shipments at).
 
     Raises
     ------
@@ -242,11 +246,18 @@ def scenario_costs(
     keep = [columns.names.index(chip) for chip in chips]
     rates = yearly_log_price_change(price_decay, {v: col[erosion[v]] for v in vendors},
                                     len(inputs))
-    out, own = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters, keep)
-    unit, basis = "USD per effective PFLOP-hour", cost_basis(ramp_quarters)
-    draw = np.arange(len(inputs))
+    out, own, price = _vendor_costs(columns, col, rates, vendors, labels, ramp_quarters, keep)
     capex = np.column_stack([columns.capex[k] for k in keep]) if keep else np.empty(
         (len(inputs), 0))
+    return _costs_dataset(out, own, capex, price, cost_basis(ramp_quarters),
+                          {"draw": np.arange(len(inputs)), "quarter": labels,
+                           "vendor": list(vendors), "chip": list(chips)})
+
+
+def _costs_dataset(out: np.ndarray, own: np.ndarray, capex: np.ndarray, price: np.ndarray,
+                   basis: str, coords: Mapping[str, object]) -> xr.Dataset:
+    """:func:`scenario_costs`' arrays as one dataset, each with its unit."""
+    unit = "USD per effective PFLOP-hour"
     return xr.Dataset(
         {"vendor_cost": xr.DataArray(out, dims=("draw", "quarter", "vendor"),
                                      attrs={"unit": unit, "basis": basis}),
@@ -254,10 +265,10 @@ def scenario_costs(
                                    attrs={"unit": unit, "basis": "owner TCO per chip-hour "
                                           "over dense PFLOPS x the vendor's MFU"}),
          "chip_unit_cost": xr.DataArray(capex, dims=("draw", "chip"), attrs={
-             "unit": "USD per chip (the capex at launch the owner TCO starts from)"})},
-        coords={"draw": draw, "quarter": labels, "vendor": list(vendors),
-                "chip": list(chips)})
-
+             "unit": "USD per chip (the capex at launch the owner TCO starts from)"}),
+         "price_per_pflop": xr.DataArray(price, dims=("draw", "quarter", "vendor"), attrs={
+             "unit": "USD per dense PFLOP (the vendor's cheapest launched chip, eroded)"})},
+        coords=coords)
 
 def scenario_chips(
     dataset: Dataset,
@@ -455,13 +466,15 @@ def _chip_columns(capex: pd.Series, specs: pd.DataFrame, priced: Mapping[str, st
 def _vendor_costs(columns: ChipColumns, col: Mapping[str, np.ndarray],
                   rates: Mapping[str, np.ndarray], vendors: Sequence[str],
                   labels: Sequence[str], ramp_quarters: int, keep: Sequence[int] = ()
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """``(draws, quarters, vendors)`` best offer per vendor, quarter by quarter, and
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(draws, quarters, vendors)`` best offer per vendor, quarter by quarter,
     ``(draws, quarters, len(keep))`` the own cost of the chip columns ``keep`` (NaN before
-    their launch)."""
+    their launch) and ``(draws, quarters, vendors)`` each vendor's lowest eroded price per
+    dense PFLOP (:func:`price_per_pflop`)."""
     capex, tflops, release, tdp = columns.matrices()
     n = capex.shape[0]
     own = np.full((n, len(labels), len(keep)), np.nan)
+    price = np.full((n, len(labels), len(vendors)), np.nan)
     codes = np.array([vendors.index(g) for g in columns.groups])
     mfu = np.column_stack([col[f"mfu_{g}"] for g in columns.groups])
     rate = np.column_stack([rates[g] for g in columns.groups])
@@ -472,10 +485,11 @@ def _vendor_costs(columns: ChipColumns, col: Mapping[str, np.ndarray],
         # One quarter per best_offer call: its (draws, chips) arrays stay in the CPU cache,
         # which stacking quarters into one call would not.
         quarter = quarter_index(label)
-        cost = cost_per_pflop(eroded_capex(capex, release, rate, quarter, start), tflops,
-                              tdp[None, :], mfu, tco)
+        eroded = eroded_capex(capex, release, rate, quarter, start)
+        cost = cost_per_pflop(eroded, tflops, tdp[None, :], mfu, tco)
         out[:, i, :], _ = best_offer(release, cost, codes, quarter,
                                      ramp_quarters=ramp_quarters, n_vendors=len(vendors))
+        price[:, i, :] = price_per_pflop(eroded, tflops, release, codes, quarter, len(vendors))
         if keep:
             own[:, i, :] = np.where(release[:, keep] <= quarter, cost[:, keep], np.nan)
-    return out, own
+    return out, own, price

@@ -24,7 +24,7 @@ import numpy as np
 from forecast.core.errors import ForecastError
 
 __all__ = ["ChipColumns", "GenerationLike", "add_generations", "eroded_capex",
-           "roadmap_inputs", "yearly_log_price_change"]
+           "price_per_pflop", "roadmap_inputs", "yearly_log_price_change"]
 
 
 class GenerationLike(Protocol):
@@ -132,6 +132,34 @@ def eroded_capex(capex: np.ndarray, release: np.ndarray, log_rate: np.ndarray, q
         raise ForecastError("a price's yearly log change in the cost paths must be at most 0")
     years = np.maximum(0.0, quarter - np.maximum(release, start)) / 4.0
     return capex * np.exp(log_rate * years)
+
+
+def price_per_pflop(capex: np.ndarray, tflops: np.ndarray, release: np.ndarray,
+                    vendor_codes: np.ndarray, quarter: int, n_vendors: int) -> np.ndarray:
+    """Each vendor's lowest price per dense PFLOP among its chips launched by ``quarter``.
+
+    Parameters
+    ----------
+    capex, tflops, release
+        ``(draws, chips)`` price per chip at the quarter (USD, eroded), dense TFLOPS per chip
+        and launch quarter index.
+    vendor_codes
+        ``(chips,)`` vendor index of each chip.
+    quarter, n_vendors
+        The quarter index and the number of vendors.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(draws, n_vendors)`` USD per dense PFLOP; NaN for a vendor with no chip launched.
+    """
+    per_pflop = np.where(release <= quarter, capex / (tflops / 1000.0), np.inf)
+    out = np.full((per_pflop.shape[0], n_vendors), np.inf)
+    for vendor in range(n_vendors):
+        mine = np.asarray(vendor_codes) == vendor
+        if mine.any():
+            out[:, vendor] = per_pflop[:, mine].min(axis=1)
+    return np.where(np.isfinite(out), out, np.nan)
 
 
 def yearly_log_price_change(price_decay: Mapping[str, np.ndarray],

@@ -139,7 +139,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     held = stacked_paths(weight, draws, seed)
     aws_fall = yearly_log_price_change(
         decay, {"aws": _column(inputs, scenario.price_erosion["aws"])}, draws)["aws"]
-    paths = _spend_paths(spend_model, scenario, inputs, costs["vendor_cost"], quarters, draws,
+    paths = _spend_paths(spend_model, scenario, inputs, costs, quarters, draws,
                          seed, tightest(bounds)[0], held, -aws_fall)
     history = paths.isel(quarter=slice(0, len(spend_model.window)))
     data = paths.sel(quarter=quarters)
@@ -192,20 +192,23 @@ def cost_gaps(vendor_cost: xr.DataArray) -> np.ndarray:
 
 
 def _spend_paths(spend_model: Any, scenario: Any, inputs: pd.DataFrame,
-                 vendor_cost: xr.DataArray, quarters: list[str], draws: int,
+                 costs: xr.Dataset, quarters: list[str], draws: int,
                  seed: int, bound: np.ndarray, held: np.ndarray | None,
                  price_decline: np.ndarray) -> xr.Dataset:
-    """The spend model's paths over its window and ``quarters`` (the TAM's growth fading
-    against ``bound``, the tightest of M6's bounds; the rivals' positions held on the
-    ``held`` paths; AWS's rental prices falling by ``price_decline`` a year), with shares
-    and custom silicon spend."""
+    """The spend model's paths over its window and ``quarters`` (the rivals driven by the
+    cost paths ``costs``; the TAM's growth fading against ``bound``, the tightest of M6's
+    bounds; the rivals' positions held on the ``held`` paths; AWS's rental prices falling by
+    ``price_decline`` a year; AWS's shipments valued at the cost paths' NVIDIA price per
+    dense PFLOP), with shares and custom silicon spend."""
     ratio = _column(inputs, "mfu_aws") / _column(inputs, "mfu_nvidia")
+    nvidia_price = costs["price_per_pflop"].sel(vendor="nvidia").transpose("draw", "quarter")
     paths = spend_model.forecast(
-        quarters, draws=draws, seed=seed, cost_gap=cost_gaps(vendor_cost),
+        quarters, draws=draws, seed=seed, cost_gap=cost_gaps(costs["vendor_cost"]),
         include_history=True,
         generations=aws_roadmap(scenario.roadmap, inputs, spend_model.generations),
         ceiling=_column(inputs, "aws_rental_revenue_ceiling_usd_billions")[:, None],
-        utilisation_ratio=ratio, bound=bound, held=held, price_decline=price_decline)
+        utilisation_ratio=ratio, bound=bound, held=held, price_decline=price_decline,
+        merchant_price=nvidia_price.values)
     paths["share"] = (paths["spend"] / paths["tam"]).assign_attrs(
         unit="fraction of spend (five vendor groups)")
     paths["custom_silicon_spend"] = (paths["spend"].sel(vendor="google")

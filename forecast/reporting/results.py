@@ -122,6 +122,27 @@ def tails_table(results: Mapping[str, Forecast], year: int = 2030) -> str:
     return "\n".join(lines)
 
 
+def merchant_table(results: Mapping[str, Forecast], year: int = 2026) -> str:
+    """``year``'s AWS merchant-equivalent value against its spend at cost per scenario: the
+    same effective compute at NVIDIA's price and at AWS's cost, so their ratio is NVIDIA's
+    price per effective PFLOP over AWS's cost per effective PFLOP."""
+    lines = ["| scenario | spend at cost | merchant value | merchant / spend (median) | "
+             "P(merchant >= spend) | AWS's cost, USD per dense PFLOP (median) | NVIDIA's "
+             "price, USD per dense PFLOP (median) | falls |", "|---|---|---|---|---|---|---|---|"]
+    for name, result in results.items():
+        spend = _annual(result, "aws_spend_at_cost", None, year)
+        merchant = _annual(result, "aws_merchant_value", None, year)
+        ratio = float(np.median(merchant / spend))
+        data = result.data.sel(quarter=[f"{year}Q{k}" for k in range(1, 5)])
+        dense = (data["aws_shipments"] * data["aws_pflops"]).sum(["generation", "quarter"])
+        cost = float(np.median(spend * 1e9 / dense.values))
+        price = float(np.median(_annual(result, "aws_merchant_price", None, year)))
+        lines.append(f"| {name} | {_cell(spend)} | {_cell(merchant)} | {ratio:.2f} | "
+                     f"{np.mean(merchant >= spend):.2f} | {format_number(cost)} | "
+                     f"{format_number(price)} | {'above' if ratio >= 1.0 else 'below'} |")
+    return "\n".join(lines)
+
+
 def theses_table(result: Forecast, explained: dict[str, float]) -> str:
     """Each thesis: probability, Monte Carlo error, and the share of its metric's variance
     the scenario inputs explain (the rest is the posterior's)."""
@@ -314,6 +335,7 @@ def render(results: dict[str, Forecast] | None = None
     bounds += ["USD bn in 2030, median (10-90%), with the bounds and without them:", "", tails]
     blocks = card_blocks(header, shipped_summaries(), backtest_texts(shipped_dir()),
                          "\n".join(bounds).strip())
+    blocks["aws-merchant-2026"] = merchant_table(results)
     return "\n".join(parts) + "\n", top, blocks
 
 

@@ -17,7 +17,12 @@ from forecast.economics.cost_paths import (
     scenario_chips,
     scenario_cost_paths,
 )
-from forecast.economics.roadmap import ChipColumns, add_generations, eroded_capex
+from forecast.economics.roadmap import (
+    ChipColumns,
+    add_generations,
+    eroded_capex,
+    price_per_pflop,
+)
 
 #: A generation as the cost paths read it (``forecast.economics.roadmap.GenerationLike``).
 Chip = namedtuple("Chip", "vendor name after launch performance price")
@@ -240,3 +245,21 @@ def test_scenario_chips_are_the_cost_paths_chips(five_groups, scenario, draws):
     out = rubin["launch_quarter"].values <= quarter_index("2030Q4")
     assert (frontier.sel(quarter="2030Q4", vendor="nvidia").values[out]
             >= rubin["dense_tflops"].values[out]).all()
+
+
+def test_price_per_pflop_is_each_vendors_cheapest_launched_chip() -> None:
+    rng = np.random.default_rng(3)
+    capex = rng.uniform(5_000, 50_000, (200, 4))
+    tflops = np.array([[1_000.0, 4_500.0, 1_300.0, 9_000.0]]).repeat(200, axis=0)
+    release = np.column_stack([np.full(200, 8090.0), np.full(200, 8096.0),
+                               np.full(200, 8100.0), rng.choice([8101.0, 8110.0], 200)])
+    codes = np.array([0, 0, 1, 0])
+    got = price_per_pflop(capex, tflops, release, codes, 8104, n_vendors=3)
+    per_pflop = capex / (tflops / 1000.0)
+    launched_late = release[:, 3] <= 8104
+    expected_nvidia = np.where(launched_late, per_pflop[:, [0, 1, 3]].min(axis=1),
+                               per_pflop[:, [0, 1]].min(axis=1))
+    np.testing.assert_allclose(got[:, 0], expected_nvidia)
+    np.testing.assert_allclose(got[:, 1], per_pflop[:, 2])
+    assert np.isnan(got[:, 2]).all()  # a vendor with no chip has no price
+    assert np.isnan(price_per_pflop(capex, tflops, release, codes, 8095, 3)[:, 1]).all()

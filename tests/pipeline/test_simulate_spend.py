@@ -7,7 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from forecast.data.dataset import load_dataset
+from forecast.economics.throughput import dense_tflops_for
 from forecast.pipeline.runner import run_scenario
+from forecast.scenarios import load_scenario
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +39,33 @@ def test_every_consumer_of_a_chips_unit_cost_reads_the_same_draws(base) -> None:
         fleet = data["aws_unit_cost"].sel(generation=chip).values  # M5's fleet
         np.testing.assert_array_equal(cost_paths, fleet)
         assert np.ptp(fleet) > 0  # a distribution, not one number
+
+
+@pytest.mark.parametrize("name", ["bull", "base", "bear"])
+def test_merchant_value_is_above_spend_exactly_where_aws_compute_costs_less(
+        shipped_store, name) -> None:
+    draws, seed = 300, 5
+    data = run_scenario(name, draws=draws, seed=seed, root=shipped_store).data
+    inputs = load_scenario(name).sample(draws, seed=seed)
+    mfu_aws = inputs["mfu_aws"].to_numpy(float)[:, None]
+    mfu_nvidia = inputs["mfu_nvidia"].to_numpy(float)[:, None]
+    # The merchant price is the cost paths' NVIDIA price per dense PFLOP: at the first
+    # forecast quarter (no erosion yet) at most that of NVIDIA's priced chips.
+    tflops, _ = dense_tflops_for(load_dataset().accelerators)
+    first = data["aws_merchant_price"].isel(quarter=0).values
+    for chip in ("H100 SXM5 80GB", "B200"):
+        per_pflop = data["chip_unit_cost"].sel(chip=chip).values / (tflops[chip] / 1000.0)
+        assert np.all(first <= per_pflop * (1 + 1e-9))
+    # Spend at cost and merchant value are the same effective PFLOPs at AWS's cost and at
+    # NVIDIA's price, so one is above the other exactly where that cost is the lower.
+    effective = (data["aws_shipments"] * data["aws_pflops"]).sum("generation").transpose(
+        "draw", "quarter").values * mfu_aws
+    aws_cost = data["aws_spend_at_cost"].values * 1e9 / effective
+    nvidia_cost = data["aws_merchant_price"].transpose("draw", "quarter").values / mfu_nvidia
+    above = data["aws_merchant_value"].values >= data["aws_spend_at_cost"].values
+    clear = np.abs(np.log(aws_cost / nvidia_cost)) > 1e-9
+    np.testing.assert_array_equal(above[clear], (aws_cost <= nvidia_cost)[clear])
+    assert 0.0 < np.mean(aws_cost < nvidia_cost) < 1.0  # both cases occur
 
 
 def test_the_bounds_are_forecast_metrics_and_their_binding_is_reported(base) -> None:

@@ -49,7 +49,7 @@ def _simulate_tree() -> ast.Module:
 
 #: Per-draw values the forecast keeps beside its paths (no quarter: nothing a thesis reads):
 #: each chip's unit cost, each AWS generation's, the fleet's quarterly survival.
-PER_DRAW = {"chip_unit_cost", "aws_unit_cost", "aws_survival"}
+PER_DRAW = {"chip_unit_cost", "aws_unit_cost", "aws_survival", "aws_pflops"}
 
 
 def _assigned(tree: ast.AST, containers: set[str]) -> set[str]:
@@ -68,11 +68,13 @@ def _assigned(tree: ast.AST, containers: set[str]) -> set[str]:
 
 
 def _spend_forecast_variables() -> set[str]:
-    """The variables the spend model's forecast returns: its Dataset's and AWS's paths."""
+    """The variables the spend model's forecast returns: its Dataset's (built in ``forecast``
+    or ``_spend_dataset``) and AWS's paths."""
     tree = ast.parse((ROOT / "forecast" / "models" / "spend" / "fitted.py").read_text())
     functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     names = set()
-    for node in ast.walk(functions["forecast"]):
+    dataset_nodes = [*ast.walk(functions["forecast"]), *ast.walk(functions["_spend_dataset"])]
+    for node in dataset_nodes:
         if (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Dataset"
                 and node.args and isinstance(node.args[0], ast.Dict)):
             names |= {key.value for key in node.args[0].keys if isinstance(key, ast.Constant)}
@@ -170,10 +172,11 @@ def test_in_sample_metrics_are_the_history_simulate_keeps():
     inputs = pd.DataFrame({"mfu_aws": [0.4] * 6, "mfu_nvidia": [0.5] * 6,
                            "aws_rental_revenue_ceiling_usd_billions": [50.0] * 6})
     quarters = ["2025Q1", "2025Q2", "2025Q3"]
-    cost = xr.DataArray(np.ones((6, 3, 5)), dims=("draw", "quarter", "vendor"),
+    ones = xr.DataArray(np.ones((6, 3, 5)), dims=("draw", "quarter", "vendor"),
                         coords={"quarter": quarters, "vendor": vendors})
-    paths = simulate._spend_paths(Spend(), Scenario(), inputs, cost, quarters, 6, 0, None, None,
-                                  np.zeros(6))
+    costs = xr.Dataset({"vendor_cost": ones, "price_per_pflop": 7000.0 * ones})
+    paths = simulate._spend_paths(Spend(), Scenario(), inputs, costs, quarters, 6, 0, None,
+                                  None, np.zeros(6))
     assert set(IN_SAMPLE_METRICS) <= set(paths.data_vars) and "custom_other" not in paths
     assert set(IN_SAMPLE_METRICS) <= set(FORECAST_METRICS)
     np.testing.assert_allclose(paths["share"].sum("vendor"), 1.0)

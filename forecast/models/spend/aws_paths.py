@@ -43,7 +43,8 @@ PATH_UNITS: dict[str, str] = {
     "rental_revenue": "USD billions per quarter",
     "rental_run_rate": "USD billions per year (4 x the quarter)",
     "merchant_equivalent_value": "USD billions per quarter",
-    "merchant_price": "USD per dense FP8 PFLOP of NVIDIA's current part",
+    "merchant_price": "USD per dense FP8 PFLOP of NVIDIA's compute (draw, quarter)",
+    "pflops": "dense FP8 PFLOPS per chip (draw, generation)",
     "utilisation_ratio": "AWS's MFU over NVIDIA's",
     "unit_cost": "USD per chip at cost (draw, generation)",
     "survival": "share of the fleet in service after a quarter (draw,)",
@@ -115,7 +116,8 @@ def _forecast_quarters(quarters: Sequence[str], data_end: str, n_spend: int) -> 
 
 def aws_silicon_paths(params: dict[str, Any], spend_paths: np.ndarray,
                       quarters: Sequence[str], generations: Any = None, ceiling: Any = None,
-                      utilisation_ratio: Any = 1.0) -> dict[str, np.ndarray]:
+                      utilisation_ratio: Any = 1.0, merchant_price: Any = None
+                      ) -> dict[str, np.ndarray]:
     """Joint paths of shipments, fleet, spend at cost, rental revenue and merchant value.
 
     Parameters
@@ -139,6 +141,10 @@ def aws_silicon_paths(params: dict[str, Any], spend_paths: np.ndarray,
     utilisation_ratio
         AWS's MFU over NVIDIA's, per path (draw,) or one number: the merchant-equivalent
         value is of the shipments' *effective* compute.
+    merchant_price
+        NVIDIA's price per dense FP8 PFLOP (draw, quarter), USD: a forecast's cost paths,
+        so that the merchant value reads the prices the shares are driven by. None: the
+        fit's ``merchant_price`` falling at ``merchant_price_decline``.
 
     Returns
     -------
@@ -163,7 +169,13 @@ def aws_silicon_paths(params: dict[str, Any], spend_paths: np.ndarray,
     capacity = rental_revenue(mean_fleet, 1.0, prices)
     utilisation = cap_utilisation(capacity, p["billed_utilisation"][:, None], ceiling)
     revenue = capacity * utilisation
-    merchant = merchant_price_path(p["merchant_price"], p["merchant_price_decline"], years)
+    if merchant_price is None:
+        merchant = merchant_price_path(p["merchant_price"], p["merchant_price_decline"], years)
+    else:
+        merchant = np.asarray(merchant_price, dtype=float)
+        if merchant.shape != spend.shape or not (np.isfinite(merchant) & (merchant > 0)).all():
+            raise ForecastError(f"merchant_price must be {spend.shape} positive prices (draw, "
+                                "quarter)")
     ratio = np.broadcast_to(np.asarray(utilisation_ratio, dtype=float), (spend.shape[0],))
     return {
         "spend_at_cost": spend, "shipments": shipped.transpose(0, 2, 1),
@@ -174,7 +186,7 @@ def aws_silicon_paths(params: dict[str, Any], spend_paths: np.ndarray,
         "merchant_equivalent_value": merchant_equivalent_value(shipped, pflops, merchant,
                                                                ratio),
         "merchant_price": merchant, "utilisation_ratio": ratio,
-        "unit_cost": unit_cost, "survival": survival,
+        "unit_cost": unit_cost, "survival": survival, "pflops": pflops,
         "generations": np.asarray(names, dtype=object),
     }
 

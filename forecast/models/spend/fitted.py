@@ -26,6 +26,7 @@ from forecast.models.fitted import Fitted
 from forecast.models.spend.aws_paths import PATH_PARAMETERS, aws_silicon_paths
 from forecast.models.spend.data import RAMP_WIDTH, lift_layout
 from forecast.models.spend.evidence import FORECAST_SERIES, SERIES_GROUP
+from forecast.models.spend.fleet_math import merchant_price_path
 from forecast.models.spend.likelihood import SERIES_NOISE, amd_cpu_curve, measurement_log_mean
 from forecast.models.spend.math import (
     LATENT_GROUPS,
@@ -55,6 +56,9 @@ AWS_UNITS: dict[str, str] = {
     "fleet": "chips in service at quarter end",
     "rental_revenue": "USD billions per quarter (Trainium rental revenue)",
     "merchant_value": "USD billions per quarter (merchant-equivalent value of the shipments)",
+    "merchant_price": "USD per dense FP8 PFLOP of NVIDIA's compute (the merchant value's "
+                      "price; the fit's prior in-sample, the cost paths' in a forecast)",
+    "pflops": "dense FP8 PFLOPS per chip",
 }
 #: The trend's parameters and filtered state a forecast reads.
 TREND_VARS = ("growth_persistence", "growth_longrun", "sigma_level", "sigma_growth",
@@ -206,7 +210,8 @@ class FittedSpend(Fitted):
                  include_history: bool = False, generations: Any = None,
                  ceiling: Any = None, utilisation_ratio: Any = None,
                  bound: np.ndarray | None = None, held: np.ndarray | None = None,
-                 price_decline: np.ndarray | None = None) -> xr.Dataset:
+                 price_decline: np.ndarray | None = None,
+                 merchant_price: np.ndarray | None = None) -> xr.Dataset:
         """Joint sample paths of every vendor's spend, the TAM and AWS's three quantities.
 
         Parameters
@@ -235,6 +240,11 @@ class FittedSpend(Fitted):
         price_decline
             Yearly log fall of AWS's price per chip-hour after the data end (draw,), the
             cost paths' rate from the price model; None: the fit's ``price_decline``.
+        merchant_price
+            NVIDIA's price per dense FP8 PFLOP in every quarter after the data end up to the
+            last asked for (draw, quarter), USD: the cost paths' (NVIDIA's cheapest launched
+            chip, eroded at M2's rate), which the merchant-equivalent value then reads; None:
+            the fit's ``merchant_price`` falling at ``merchant_price_decline``.
 
         Returns
         -------
@@ -256,24 +266,15 @@ class FittedSpend(Fitted):
         future = [n_hist - 1 + period_index(q) - period_index(self.window[-1]) for q in labels]
         columns = (list(range(n_hist)) + future) if include_history else future
         names = (self.window + labels) if include_history else labels
-        spend = split["spend"][:, :, columns].transpose(0, 2, 1)
-        coords = {"draw": np.arange(len(pick)), "quarter": names, "vendor": list(VENDORS)}
         demand = np.concatenate([np.full((len(pick), n_hist), np.nan), np.exp(log_demand)],
                                 axis=1)
-        result = xr.Dataset(
-            {"tam_demand": (("draw", "quarter"), demand[:, columns], {
-                "unit": "USD billions per quarter (the TAM the trend carries before M6's "
-                        "bounds; NaN in-sample)"}),
-             "spend": (("draw", "quarter", "vendor"), spend, {"unit": SPEND_UNIT}),
-             "tam": (("draw", "quarter"), spend.sum(axis=2), {"unit": SPEND_UNIT}),
-             "custom_other": (("draw", "quarter"), split["custom_other"][:, columns],
-                              {"unit": SPEND_UNIT})}, coords=coords)
+        result = _spend_dataset(split, demand, columns, names)
         if bound is not None:
             result["bound_lift"] = xr.DataArray(
                 bound_lift(last_log_tam(log_latent[:, :, :n_hist]), bound), dims=("draw",),
                 attrs={"unit": "factor lifting the bound to the last fitted quarter's TAM"})
         aws = self._aws_paths(pick, latent, horizon, generations, ceiling, utilisation_ratio,
-                              price_decline)
+                              price_decline, merchant_price)
         result = result.assign_coords(generation=aws.pop("generation")[0])
         for name, (values, dims, unit) in aws.items():
             picked = values[:, columns] if "quarter" in dims else values
@@ -283,14 +284,16 @@ class FittedSpend(Fitted):
         return result
 
     def _aws_paths(self, pick: np.ndarray, latent: np.ndarray, horizon: int, generations: Any,
-                   ceiling: Any, utilisation_ratio: Any, price_decline: np.ndarray | None = None
+                   ceiling: Any, utilisation_ratio: Any, price_decline: np.ndarray | None = None,
+                   merchant_price: np.ndarray | None = None
                    ) -> dict[str, tuple[Any, tuple, str]]:
         """AWS's quantities over the window and the forecast quarters, as (values, dims,
         unit): the posterior of the in-sample quarters, then the fleet continued over the
         spend paths."""
         hist = {"shipments": self.stacked("shipments", pick), "fleet": self.stacked("fleet", pick),
                 "rental_revenue": self.stacked("rental_revenue", pick),
-                "merchant_value": self.stacked("merchant_equivalent_value", pick)}
+                "merchant_value": self.stacked("merchant_equivalent_value", pick),
+                "merchant_price": self._fitted_merchant_price(pick)}
         spend = latent[:, LATENT_GROUPS.index("aws")]
         n_hist = len(self.window)
         params = self.path_parameters(pick)
@@ -302,22 +305,25 @@ class FittedSpend(Fitted):
             params["price_decline"] = decline
         names = list(self.generations["generation"])
         unit_cost, survival = params["unit_cost"], None
+        pflops = np.broadcast_to(self.generations["fp8_dense_tflops"].to_numpy(float) / 1000.0,
+                                 unit_cost.shape)
         if horizon > 0:
             paths = aws_silicon_paths(
                 params, spend[:, n_hist:],
                 quarters_from(quarter_label(period_index(self.window[-1]) + 1), horizon),
-                generations, ceiling, 1.0 if utilisation_ratio is None else utilisation_ratio)
-            names, unit_cost, survival = (list(paths["generations"]), paths["unit_cost"],
-                                          paths["survival"])
+                generations, ceiling, 1.0 if utilisation_ratio is None else utilisation_ratio,
+                merchant_price)
+            names, unit_cost, survival, pflops = (list(paths["generations"]), paths["unit_cost"],
+                                                  paths["survival"], paths["pflops"])
         pad = len(names) - hist["shipments"].shape[1]
         per_gen = {}
         for key in ("shipments", "fleet"):
             past = np.pad(hist[key], ((0, 0), (0, pad), (0, 0))).transpose(0, 2, 1)
             per_gen[key] = past if horizon <= 0 else np.concatenate([past, paths[key]], axis=1)
+        ahead = {"rental_revenue": "rental_revenue", "merchant_value": "merchant_equivalent_value",
+                 "merchant_price": "merchant_price"}
         flows = {key: hist[key] if horizon <= 0 else np.concatenate(
-            [hist[key], paths["rental_revenue" if key == "rental_revenue"
-                              else "merchant_equivalent_value"]], axis=1)
-            for key in ("rental_revenue", "merchant_value")}
+            [hist[key], paths[path_key]], axis=1) for key, path_key in ahead.items()}
         if survival is None:
             survival = np.exp(-1.0 / (4.0 * params["useful_life"]))
         return {
@@ -330,11 +336,23 @@ class FittedSpend(Fitted):
                                    AWS_UNITS["rental_revenue"]),
             "aws_merchant_value": (flows["merchant_value"], ("draw", "quarter"),
                                    AWS_UNITS["merchant_value"]),
+            "aws_merchant_price": (flows["merchant_price"], ("draw", "quarter"),
+                                   AWS_UNITS["merchant_price"]),
+            "aws_pflops": (np.asarray(pflops, dtype=float), ("draw", "generation"),
+                           AWS_UNITS["pflops"]),
             "aws_unit_cost": (unit_cost, ("draw", "generation"), "USD per chip at cost"),
             "aws_survival": (survival, ("draw",),
                              "share of the fleet in service after a quarter"),
             "generation": (np.asarray(names, dtype=object), ("generation",), ""),
         }
+
+    def _fitted_merchant_price(self, pick: np.ndarray) -> np.ndarray:
+        """The fit's merchant price per dense FP8 PFLOP over the window (draw, quarter): its
+        ``merchant_price`` at the data end, ``merchant_price_decline`` a year before it."""
+        t = np.array([period_index(q) for q in self.window], dtype=float)
+        return merchant_price_path(self.stacked("merchant_price", pick),
+                                   self.stacked("merchant_price_decline", pick),
+                                   (t - t[-1]) / 4.0)
 
     # ----------------------------------------------------------------- observed series
 
@@ -430,3 +448,18 @@ class FittedSpend(Fitted):
         table["quarter"] = periods["quarter"].to_numpy()
         table["mean"] = paths.mean(axis=0)
         return table
+
+
+def _spend_dataset(split: dict[str, np.ndarray], demand: np.ndarray, columns: list[int],
+                   names: list[str]) -> xr.Dataset:
+    """The vendors' spend, the TAM and the trend's demand on the asked quarters' columns."""
+    spend = split["spend"][:, :, columns].transpose(0, 2, 1)
+    coords = {"draw": np.arange(len(spend)), "quarter": names, "vendor": list(VENDORS)}
+    return xr.Dataset(
+        {"tam_demand": (("draw", "quarter"), demand[:, columns], {
+            "unit": "USD billions per quarter (the TAM the trend carries before M6's "
+                    "bounds; NaN in-sample)"}),
+         "spend": (("draw", "quarter", "vendor"), spend, {"unit": SPEND_UNIT}),
+         "tam": (("draw", "quarter"), spend.sum(axis=2), {"unit": SPEND_UNIT}),
+         "custom_other": (("draw", "quarter"), split["custom_other"][:, columns],
+                          {"unit": SPEND_UNIT})}, coords=coords)
