@@ -87,7 +87,7 @@ class FitBundle:
 
     ``models`` maps model keys (``price-1a2b...``) to fitted models; a bundle returned by
     :meth:`for_scenario` (what :func:`~forecast.pipeline.simulate.simulate` takes) maps the plain
-    names ``price``, ``market``, ``share`` and ``aws_silicon`` instead.
+    model names (``price``, ``spend``) instead.
     """
 
     fit_id: str
@@ -129,8 +129,7 @@ class FitBundle:
         return None
 
     def for_scenario(self, priors_digest: str) -> FitBundle:
-        """The models fitted with these priors, keyed by model name (``price``, ``market``,
-        ``share``, ``aws_silicon``)."""
+        """The models fitted with these priors, keyed by model name (``price``, ``spend``)."""
         keys = self.keys_for(priors_digest)
         if keys is None:
             raise FitError(f"fit {self.fit_id} has no models for these scenario priors")

@@ -386,7 +386,11 @@ def test_report_numbers_equal_the_python_api(built, shipped_store):
         if np.isnan(expected):
             assert np.isnan(value), key
         else:
-            assert value == float(expected), (key, value, expected)
+            # A few ulp apart at most: numpy's SIMD reductions may sum in another order when
+            # an array lands at another memory alignment (seen once: 7.653139072882398 against
+            # 7.6531390728824), so equality to the last bit is not what the report promises.
+            assert value == pytest.approx(float(expected), rel=1e-12, abs=0.0), (
+                key, value, expected)
         assert text == format_number(float(expected), unit), (key, text)
 
     api = run_scenario("bull", draws=DRAWS, root=shipped_store)
