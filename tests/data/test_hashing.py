@@ -46,3 +46,20 @@ def test_model_key_follows_priors_and_inputs_not_unrelated_data():
     spend = model_inputs("spend", dataset, scenario)
     assert model_key("spend", {}, model_inputs("spend", cut, scenario)) != model_key(
         "spend", {}, spend)
+
+
+def test_digest_ignores_last_bit_differences_that_cpus_disagree_on():
+    # numpy's log on AVX-512 and on AVX2 may differ in the last bit: the same data must
+    # keep its model key on either machine.
+    values = np.log(np.array([2.25, 3.5, 17.0]))
+    nudged = np.nextafter(values, np.inf)
+    frame = pd.DataFrame({"log_price": values, "chip": ["a", "b", "c"]})
+    assert content_digest(_Box(frame, values)) == content_digest(
+        _Box(frame.assign(log_price=nudged), nudged))
+    assert content_digest(float(values[0])) == content_digest(float(nudged[0]))
+    assert content_digest(pd.Series(values)) == content_digest(pd.Series(nudged))
+    # A change a model could see still changes the digest.
+    moved = values * (1 + 1e-6)
+    assert content_digest(_Box(frame.assign(log_price=moved), values)) != content_digest(
+        _Box(frame, values))
+    assert content_digest(_Box(frame, moved)) != content_digest(_Box(frame, values))

@@ -34,6 +34,25 @@ def test_the_shipped_fit_matches_the_code_the_data_and_the_scenarios() -> None:
     integrity.verify_fit(shipped.SHIPPED_DIR)  # every file against its checksum
 
 
+def test_the_shipped_fits_model_keys_are_what_this_code_computes_on_the_shipped_data() -> None:
+    """A refit of unchanged data reuses the shipped models only when their keys (priors, code
+    version, content digest of the inputs) are the ones computed here: the premise of the
+    refit tests, which would otherwise sample every model for real."""
+    from forecast.pipeline.fitting import model_inputs, model_key, model_priors
+
+    header = shipped.shipped_header()
+    dataset = load_dataset()
+    for scenario in list_scenarios():
+        stored = header["scenarios"][scenario.name]["models"]
+        priors, done = model_priors(scenario), {}
+        for name in SCENARIO_MODELS:
+            key = model_key(name, priors[name], model_inputs(name, dataset, scenario, done))
+            assert key == stored[name], (
+                f"{scenario.name} {name}: this code keys it {key}, the shipped fit holds "
+                f"{stored[name]}: regenerate it with `{shipped.REGENERATE}`")
+            done[name] = fitted_class(name).load(shipped.SHIPPED_DIR / key)
+
+
 def test_the_shipped_fit_is_at_most_ten_megabytes_and_thinned() -> None:
     files = [path for path in shipped.SHIPPED_DIR.rglob("*") if path.is_file()]
     assert sum(path.stat().st_size for path in files) <= 10_000_000
