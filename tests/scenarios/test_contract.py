@@ -53,9 +53,16 @@ PER_DRAW = {"chip_unit_cost", "aws_unit_cost", "aws_survival", "aws_pflops"}
 
 
 def _assigned(tree: ast.AST, containers: set[str]) -> set[str]:
-    """Names assigned as ``container["name"]`` (or ``container[f"..."]``, unparsed)."""
+    """Names assigned as ``container["name"]`` (or ``container[f"..."]``, unparsed) or as
+    keywords of an ``.assign(...)`` call (``**{f"...": ...}`` unparsed)."""
     names = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "assign":
+            for keyword in node.keywords:
+                if keyword.arg is not None:
+                    names.add(keyword.arg)
+                elif isinstance(keyword.value, ast.DictComp):
+                    names.add(ast.unparse(keyword.value.key))
         if not isinstance(node, ast.Assign):
             continue
         for target in node.targets:
@@ -92,7 +99,7 @@ def test_forecast_metrics_are_the_variables_simulate_returns():
     source = SIMULATE.read_text()
     names = _assigned(_simulate_tree(), {"data", "paths"}) | _spend_forecast_variables()
     # The custom part of "other" is folded into custom_silicon_spend and dropped.
-    assert 'paths.drop_vars("custom_other")' in source
+    assert '.drop_vars("custom_other")' in source
     names.discard("custom_other")
     # One path per bound: bound_funding, bound_power, bound_supply.
     assert "f'bound_{name}'" in names and "for name, values in bounds.items()" in source

@@ -275,10 +275,10 @@ class FittedSpend(Fitted):
                 attrs={"unit": "factor lifting the bound to the last fitted quarter's TAM"})
         aws = self._aws_paths(pick, latent, horizon, generations, ceiling, utilisation_ratio,
                               price_decline, merchant_price)
-        result = result.assign_coords(generation=aws.pop("generation")[0])
-        for name, (values, dims, unit) in aws.items():
-            picked = values[:, columns] if "quarter" in dims else values
-            result[name] = xr.DataArray(picked, dims=dims, attrs={"unit": unit})
+        result = result.assign_coords(generation=aws.pop("generation")[0]).assign(
+            {name: xr.DataArray(values[:, columns] if "quarter" in dims else values,
+                                dims=dims, attrs={"unit": unit})
+             for name, (values, dims, unit) in aws.items()})
         result.attrs.update({"model": self.model_name, "model_version": self.model_version,
                              "data_end": self.window[-1]})
         return result
