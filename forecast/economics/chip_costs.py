@@ -20,7 +20,6 @@ watts per BF16 TFLOPS times the chip's BF16 TFLOPS.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -29,6 +28,7 @@ import pandas as pd
 
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
+from forecast.data.memo import per_dataset
 from forecast.economics.offers import DEFAULT_RAMP_QUARTERS, best_offer, ramp_quarters_of
 from forecast.economics.pricing import (
     DEFAULT_MC_DRAWS,
@@ -100,11 +100,6 @@ def _impute_tdp(catalogue: pd.DataFrame) -> pd.Series:
     return pd.Series(tdp, index=catalogue.index, name="tdp_w")
 
 
-#: chip_capex results by (dataset id, years, draws, seed, spread), with a weak reference
-#: that proves the id still names the same dataset object.
-_CAPEX_CACHE: dict[tuple[Any, ...], tuple[weakref.ref, pd.DataFrame]] = {}
-
-
 def chip_capex(
     dataset: Dataset,
     years: Sequence[int],
@@ -120,24 +115,23 @@ def chip_capex(
     the chips of ``vendors`` (default: the vendor groups the spend model covers).
     ``unit_costs`` (chip -> USD) replaces the prices of the chips of
     :data:`UNIT_COST_INPUTS` in every year. The result depends only on its arguments, so it
-    is kept per dataset object: repeated forecasts from one dataset compute it once.
+    is kept per dataset object (:func:`~forecast.data.memo.per_dataset`): repeated
+    forecasts from one dataset compute it once.
     """
     groups = None if vendors is None else tuple(vendors)
-    key = (id(dataset), tuple(int(y) for y in years), int(draws), int(seed),
-           float(point_spread), groups)
-    cached = _CAPEX_CACHE.get(key)
-    if cached is not None and cached[0]() is dataset:
-        return _with_unit_costs(cached[1].copy(), unit_costs)
-    rules = pricing_rules(dataset, point_spread, groups)
-    prices = sample_unit_prices(rules, list(years), draws, np.random.default_rng(seed))
-    catalogue = covered_catalogue(dataset, groups).index
-    chips = [k for k in rules if k in catalogue]
-    frame = pd.DataFrame({int(y): [float(np.median(prices[c, int(y)])) for c in chips]
-                          for y in years}, index=pd.Index(chips, name="chip"))
-    if len(_CAPEX_CACHE) >= 32:
-        _CAPEX_CACHE.clear()
-    _CAPEX_CACHE[key] = (weakref.ref(dataset), frame.copy())
-    return _with_unit_costs(frame, unit_costs)
+    years = [int(y) for y in years]
+
+    def compute() -> pd.DataFrame:
+        rules = pricing_rules(dataset, point_spread, groups)
+        prices = sample_unit_prices(rules, years, draws, np.random.default_rng(seed))
+        catalogue = covered_catalogue(dataset, groups).index
+        chips = [k for k in rules if k in catalogue]
+        return pd.DataFrame({y: [float(np.median(prices[c, y])) for c in chips]
+                             for y in years}, index=pd.Index(chips, name="chip"))
+
+    frame = per_dataset(dataset, ("chip_capex", tuple(years), int(draws), int(seed),
+                                  float(point_spread), groups), compute)
+    return _with_unit_costs(frame.copy(), unit_costs)
 
 
 def _with_unit_costs(frame: pd.DataFrame, unit_costs: Mapping[str, float] | None
@@ -159,14 +153,19 @@ def chip_specs(dataset: Dataset, vendors: Sequence[str] | None = None) -> pd.Dat
     """Per catalogue chip of ``vendors`` (default: the spend model's): ``vendor_group``,
     ``release_qidx`` (quarter index), dense ``tflops`` (FP8 where known, else BF16) and
     ``tdp_w`` (missing ones imputed)."""
-    catalogue = covered_catalogue(dataset, vendors)
-    tflops, _ = dense_tflops_for(catalogue.reset_index())
-    release = [r.year * 4 + (r.month - 1) // 3 for r in catalogue["release_date"]]
-    return pd.DataFrame({"vendor_group": catalogue["vendor_group"],
-                         "release_qidx": np.array(release, float),
-                         "tflops": tflops.to_numpy(float),
-                         "tdp_w": _impute_tdp(catalogue).to_numpy(float)},
-                        index=catalogue.index)
+    groups = None if vendors is None else tuple(vendors)
+
+    def compute() -> pd.DataFrame:
+        catalogue = covered_catalogue(dataset, groups)
+        tflops, _ = dense_tflops_for(catalogue.reset_index())
+        release = [r.year * 4 + (r.month - 1) // 3 for r in catalogue["release_date"]]
+        return pd.DataFrame({"vendor_group": catalogue["vendor_group"],
+                             "release_qidx": np.array(release, float),
+                             "tflops": tflops.to_numpy(float),
+                             "tdp_w": _impute_tdp(catalogue).to_numpy(float)},
+                            index=catalogue.index)
+
+    return per_dataset(dataset, ("chip_specs", groups), compute).copy()
 
 
 def cost_per_pflop(capex: np.ndarray, tflops: np.ndarray, tdp: np.ndarray,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from forecast.core.errors import ForecastError
 from forecast.data.dataset import Dataset
+from forecast.data.memo import per_dataset
 
 __all__ = ["custom_silicon_groups", "reference_vendor", "share_vendors"]
 
@@ -33,6 +34,10 @@ def share_vendors(dataset: Dataset) -> tuple[str, ...]:
     ForecastError
         When no group has a position (the spend model would cover nothing).
     """
+    return per_dataset(dataset, ("share_vendors",), lambda: _share_vendors(dataset))
+
+
+def _share_vendors(dataset: Dataset) -> tuple[str, ...]:
     table = dataset.vendor_groups
     covered = table[table["share_model_order"].notna()].drop_duplicates("vendor_group")
     vendors = tuple(str(group) for group in
