@@ -149,12 +149,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     lift = data["bound_lift"].values[:, None]
     # One assign, not one alignment per variable (each costs milliseconds a forecast).
     data = data.drop_vars("bound_lift").assign(
-        vendor_cost=costs["vendor_cost"].transpose("draw", "quarter", "vendor").rename(
-            vendor="cost_vendor").assign_coords(draw=draw),
-        owner_cost_per_pflop_hour=costs["chip_cost"].assign_coords(draw=draw).transpose(
-            "draw", "quarter", "chip").assign_attrs(
-            unit="USD per effective PFLOP-hour (owner TCO basis)"),
-        chip_unit_cost=costs["chip_unit_cost"].assign_coords(draw=draw),
+        **_cost_variables(costs, draw),
         price=prices["price"], cost_per_pflop_hour=prices["cost_per_pflop_hour"],
         aws_custom_chips_run_rate=_run_rate(data, spend_model, quarters, inputs),
         **{f"bound_{name}": xr.DataArray(values * lift, dims=("draw", "quarter"),
@@ -173,6 +168,17 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
               "stack": None if held is None else {"weight": weight,
                                                   "held_paths": int(held.sum())}},
     )
+
+
+def _cost_variables(costs: xr.Dataset, draw: np.ndarray) -> dict[str, xr.DataArray]:
+    """The cost paths' variables a forecast publishes, on the forecast's draws."""
+    return {
+        "vendor_cost": costs["vendor_cost"].transpose("draw", "quarter", "vendor").rename(
+            vendor="cost_vendor").assign_coords(draw=draw),
+        "owner_cost_per_pflop_hour": costs["chip_cost"].assign_coords(draw=draw).transpose(
+            "draw", "quarter", "chip").assign_attrs(
+            unit="USD per effective PFLOP-hour (owner TCO basis)"),
+        "chip_unit_cost": costs["chip_unit_cost"].assign_coords(draw=draw)}
 
 
 def stacked_paths(weight: float | None, draws: int, seed: int) -> np.ndarray | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from dataclasses import replace
 
 from forecast.data import memo
@@ -31,15 +30,16 @@ def test_a_value_is_computed_once_per_object_and_key():
 
 
 def test_an_object_gone_never_lends_its_value_to_one_at_the_same_id():
-    for _ in range(50):  # CPython often reuses a freed object's id at once
+    reused = 0
+    for _ in range(20):  # CPython often reuses a freed object's id at once
         gone = _Data()
         old_id = id(gone)
         memo.per_dataset(gone, ("g",), lambda: "old")
-        del gone
-        gc.collect()
+        del gone  # freed here: its reference count is zero
         fresh = _Data()
-        value = memo.per_dataset(fresh, ("g",), lambda: "new")
-        assert value == "new", id(fresh) == old_id
+        reused += id(fresh) == old_id
+        assert memo.per_dataset(fresh, ("g",), lambda: "new") == "new"
+    assert reused > 0  # the case this test is about did occur
 
 
 def test_a_changed_dataset_gets_its_own_derived_tables():

@@ -54,8 +54,10 @@ PER_DRAW = {"chip_unit_cost", "aws_unit_cost", "aws_survival", "aws_pflops"}
 
 def _assigned(tree: ast.AST, containers: set[str]) -> set[str]:
     """Names assigned as ``container["name"]`` (or ``container[f"..."]``, unparsed) or as
-    keywords of an ``.assign(...)`` call (``**{f"...": ...}`` unparsed)."""
+    keywords of an ``.assign(...)`` call (``**{f"...": ...}`` unparsed, ``**helper(...)`` the
+    keys of the dict the helper returns)."""
     names = set()
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "assign":
             for keyword in node.keywords:
@@ -63,6 +65,11 @@ def _assigned(tree: ast.AST, containers: set[str]) -> set[str]:
                     names.add(keyword.arg)
                 elif isinstance(keyword.value, ast.DictComp):
                     names.add(ast.unparse(keyword.value.key))
+                elif isinstance(keyword.value, ast.Call):  # **helper(...): its dict's keys
+                    helper = functions[keyword.value.func.id]
+                    returned = [n.value for n in ast.walk(helper)
+                                if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)]
+                    names |= {key.value for key in returned[-1].keys}
         if not isinstance(node, ast.Assign):
             continue
         for target in node.targets:
