@@ -23,8 +23,10 @@ import numpy as np
 import pandas as pd
 
 from forecast.core.presentation import format_number
+from forecast.economics.chip_costs import input_medians
 from forecast.pipeline.results import Forecast
 from forecast.reporting.cards import card_blocks, write_cards
+from forecast.scenarios import load_scenario
 from forecast.store.shipped import BACKTESTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,8 +130,10 @@ def merchant_table(results: Mapping[str, Forecast], year: int = 2026) -> str:
     price per effective PFLOP over AWS's cost per effective PFLOP."""
     lines = ["| scenario | spend at cost | merchant value | merchant / spend (median) | "
              "P(merchant >= spend) | AWS's cost, USD per dense PFLOP (median) | NVIDIA's "
-             "price, USD per dense PFLOP (median) | falls |", "|---|---|---|---|---|---|---|---|"]
+             "price, USD per dense PFLOP (median) | MFU AWS / NVIDIA (input medians) | falls |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, result in results.items():
+        mfu = input_medians(load_scenario(name), ["mfu_aws", "mfu_nvidia"])
         spend = _annual(result, "aws_spend_at_cost", None, year)
         merchant = _annual(result, "aws_merchant_value", None, year)
         ratio = float(np.median(merchant / spend))
@@ -139,7 +143,8 @@ def merchant_table(results: Mapping[str, Forecast], year: int = 2026) -> str:
         price = float(np.median(_annual(result, "aws_merchant_price", None, year)))
         lines.append(f"| {name} | {_cell(spend)} | {_cell(merchant)} | {ratio:.2f} | "
                      f"{np.mean(merchant >= spend):.2f} | {format_number(cost)} | "
-                     f"{format_number(price)} | {'above' if ratio >= 1.0 else 'below'} |")
+                     f"{format_number(price)} | {mfu['mfu_aws']:.3g} / {mfu['mfu_nvidia']:.3g} "
+                     f"| {'above' if ratio >= 1.0 else 'below'} |")
     return "\n".join(lines)
 
 
