@@ -1,8 +1,8 @@
 """Content digests of model inputs: equal digests, equal inputs (frames, arrays, values).
 
 Floating-point values are hashed at single precision. Inputs derived with ``log`` or ``exp``
-differ in their last bits between CPUs (numpy's SIMD kernels for AVX-512 and AVX2 round
-differently), so a digest of the double-precision bits would give the same data another
+can differ in their last bits between CPUs (numpy picks SIMD kernels by CPU, e.g.
+AVX-512 or AVX2), so a digest of the double-precision bits would give the same data another
 model key on another machine, and a store or the shipped fit would never be reused there.
 Values that agree to single precision (a relative 6e-8) give the same posterior far inside
 its Monte Carlo error.

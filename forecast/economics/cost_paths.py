@@ -270,6 +270,7 @@ def _costs_dataset(out: np.ndarray, own: np.ndarray, capex: np.ndarray, price: n
              "unit": "USD per dense PFLOP (the vendor's cheapest launched chip, eroded)"})},
         coords=coords)
 
+
 def scenario_chips(
     dataset: Dataset,
     inputs: pd.DataFrame,

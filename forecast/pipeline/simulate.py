@@ -147,7 +147,7 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     prices = _prices(price, quarters, draws, seed, scenario, inputs)
     # The bounds as the TAM met them: lifted where they start below realised spend.
     lift = data["bound_lift"].values[:, None]
-    # One assign, not one alignment per variable (each costs milliseconds a forecast).
+    # One assign: each Dataset.__setitem__ would align the whole dataset again.
     data = data.drop_vars("bound_lift").assign(
         **_cost_variables(costs, draw),
         price=prices["price"], cost_per_pflop_hour=prices["cost_per_pflop_hour"],

@@ -109,8 +109,8 @@ def fleet_stock(shipped: Any, survival: Any, initial: Any = None, xp: Any = np,
     """
     n = int(shipped.shape[-1]) if length is None else length
     if xp is np:
-        # The recursion itself: a quarter's vector step beats an (n, n) matrix of powers
-        # per path, which is built for PyTensor's gradients.
+        # The recursion itself, one quarter at a time: no (n, n) matrix of survival powers
+        # per path, which only PyTensor's gradients need.
         shipped = np.asarray(shipped, dtype=float)
         s = np.asarray(survival, dtype=float)[..., None]
         stock = np.empty_like(shipped)
