@@ -41,6 +41,19 @@ def test_stacked_equals_xarray_stack() -> None:
         picked[...] = 0.0
     assert float(np.abs(posterior["vector"]).sum()) > 0
     assert float(np.abs(posterior["scalar"]).min()) > 0
+    # The kept flat copy never goes stale: a variable replaced in the posterior is read anew.
+    np.testing.assert_array_equal(fitted.stacked("scalar"), posterior["scalar"].values.ravel())
+    posterior["scalar"] = (("chain", "draw"), -np.ones((3, 7)))
+    np.testing.assert_array_equal(fitted.stacked("scalar"), -np.ones(21))
+
+
+def test_a_derived_value_is_computed_once_per_fit() -> None:
+    calls = []
+    first, second = _fitted(xr.Dataset()), _fitted(xr.Dataset())
+    for fitted in (first, first, second):
+        assert fitted.derived(("layout", 1), lambda: calls.append(1) or len(calls)) >= 1
+    assert len(calls) == 2 and first.derived(("layout", 1), lambda: 99) == 1
+    assert second.derived(("layout", 1), lambda: 99) == 2
 
 
 def _reference_log_shares(log_spend: np.ndarray, axis: int) -> np.ndarray:

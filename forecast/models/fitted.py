@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -71,6 +71,11 @@ class Fitted:
     meta: dict[str, Any] = field(default_factory=dict)
     idata: Any = field(default=None, repr=False)
     directory: Path | None = field(default=None, repr=False)
+    #: What forecasts derive from the fit alone, computed once (:meth:`derived`); the
+    #: flattened draws of a variable are keyed by the variable object they came from, so a
+    #: variable replaced in ``posterior`` is flattened again.
+    _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False,
+                                  compare=False)
 
     # ----------------------------------------------------------------- reporting
 
@@ -106,11 +111,22 @@ class Fitted:
         With ``pick`` (sample indices), only those samples, ``stacked(name)[pick]`` without
         copying the rest first. Returns a new array.
         """
-        values = self.posterior[name]
-        rest = [dim for dim in values.dims if dim not in ("chain", "draw")]
-        array = values.transpose("chain", "draw", *rest).values
-        flat = array.reshape((-1, *array.shape[2:]))
+        variable = self.posterior.variables[name]
+        source, flat = self._memo.get(("stacked", name), (None, None))
+        if source is not variable:
+            values = self.posterior[name]
+            rest = [dim for dim in values.dims if dim not in ("chain", "draw")]
+            array = values.transpose("chain", "draw", *rest).values
+            flat = array.reshape((-1, *array.shape[2:]))
+            self._memo[("stacked", name)] = (variable, flat)
         return flat.copy() if pick is None else flat[pick]
+
+    def derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per fit: something every forecast derives from the fit's data
+        alone (a fit does not change once made). The value is shared: do not modify it."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def effective_samples(self) -> float:
         """The bulk ESS a forecast's Monte Carlo error counts: the fit's smallest, or that

@@ -199,6 +199,14 @@ class InputSpec:
         b = 1.0 + p["lambda"] * (p["upper"] - p["mode"]) / width
         return a, b, p["lower"], width
 
+    def from_standard_normal(self, z: np.ndarray) -> np.ndarray:
+        """The normal or lognormal input at standard normal quantiles ``z`` (its ppf at
+        ``ndtr(z)``)."""
+        p = self.params
+        if self.dist == "normal":
+            return p["mu"] + p["sigma"] * z
+        return p["median"] * np.exp(p["sigma"] * z)
+
     # ---------------------------------------------------------------- distribution functions
 
     def ppf(self, u: np.ndarray | float) -> np.ndarray:
@@ -224,10 +232,8 @@ class InputSpec:
         if self.dist in _SCIPY_DISTS:
             return np.asarray(self._scipy.ppf(u), dtype=float)
         match self.dist:
-            case "normal":
-                return p["mu"] + p["sigma"] * ndtri(u)
-            case "lognormal":
-                return p["median"] * np.exp(p["sigma"] * ndtri(u))
+            case "normal" | "lognormal":
+                return self.from_standard_normal(ndtri(u))
             case "beta" | "pert":
                 a, b, lower, width = self.beta_form
                 return lower + width * betaincinv(a, b, u)
@@ -374,8 +380,9 @@ class InputSpec:
 def inverse_cdfs(specs: Sequence[InputSpec], uniforms: np.ndarray) -> list[np.ndarray]:
     """``specs[j].ppf(uniforms[:, j])`` for every column ``j``, the same values.
 
-    The beta and PERT columns go through one :func:`~forecast.core.special.betaincinv` call, as
-    its values do not depend on what else is in the call, and one call costs less than one
+    The beta and PERT columns go through one :func:`~forecast.core.special.betaincinv` call,
+    the normal and lognormal ones through one :func:`~forecast.core.special.ndtri` call, as
+    their values do not depend on what else is in the call, and one call costs less than one
     per column.
     """
     columns: list[np.ndarray | None] = [None] * len(specs)
@@ -387,6 +394,12 @@ def inverse_cdfs(specs: Sequence[InputSpec], uniforms: np.ndarray) -> list[np.nd
                                uniforms[:, family].T.ravel()).reshape(len(family), n)
         for row, j in enumerate(family):
             columns[j] = forms[row, 2] + forms[row, 3] * quantiles[row]
+    # Likewise the normal and lognormal columns through one ndtri call.
+    normal = [j for j, spec in enumerate(specs) if spec.dist in ("normal", "lognormal")]
+    if normal:
+        quantiles = ndtri(uniforms[:, normal])
+        for row, j in enumerate(normal):
+            columns[j] = specs[j].from_standard_normal(quantiles[:, row])
     for j, spec in enumerate(specs):
         if columns[j] is None:
             columns[j] = spec.ppf(uniforms[:, j])

@@ -30,12 +30,13 @@ from forecast.models.price.data import (
 from forecast.models.price.math import (
     NOISE_DOF,
     annual_change,
-    frontier_log_tflops,
+    chip_frontiers,
     log_price_mean,
     vintage_gap,
 )
 from forecast.models.price.steps import (
     SERIES_KEY,
+    chip_step_layout,
     last_list_prices,
     step_log_change,
     step_paths,
@@ -340,7 +341,8 @@ class FittedPrice(Fitted):
         offsets = self._level_offsets(pick, basis, pricing_type)
         cycle = self._cycle(pick, periods, rng) if basis == "market" else np.zeros(
             (draws, len(periods)))
-        gaps = self._vintage_gaps(periods, chips, catalogue, draws, frontier_tflops)
+        gaps = self._vintage_gaps(periods, chips, catalogue, draws, frontier_tflops,
+                                  own_catalogue=new_chips is None)
         prices = self._chip_prices(pick, periods, chips, catalogue, (basis, pricing_type),
                                    offsets, cycle, launch_prices, gaps, rng)
         coords = {"draw": np.arange(draws), "quarter": [str(p) for p in periods], "chip": chips}
@@ -404,28 +406,28 @@ class FittedPrice(Fitted):
         return cycle_all[:, np.array([(p - fitted_quarters[0]).n for p in periods])]
 
     def _vintage_gaps(self, periods: pd.PeriodIndex, chips: list[str], catalogue: pd.DataFrame,
-                      draws: int, frontier_tflops: Mapping[str, Any] | None
-                      ) -> np.ndarray:
+                      draws: int, frontier_tflops: Mapping[str, Any] | None,
+                      own_catalogue: bool) -> np.ndarray:
         """Vintage gap (draw, quarter, chip) at each quarter's midpoint, and at launch in the
-        last slot of the quarter axis (for chips priced from ``launch_prices``)."""
-        middle = periods.start_time + (periods.end_time - periods.start_time) / 2
-        dates = list(middle)
+        last slot of the quarter axis (for chips priced from ``launch_prices``).
+        ``own_catalogue``: ``catalogue`` is the fit's own, so its frontiers are kept."""
+        def compute() -> tuple[np.ndarray, list[str], np.ndarray]:
+            return chip_frontiers(periods, chips, catalogue)
+
+        frontiers, groups, chip_log_tflops = (
+            self.derived(("frontiers", tuple(chips), tuple(periods.asi8)), compute)
+            if own_catalogue else compute())
         gaps = np.zeros((draws, len(periods) + 1, len(chips)))
         given = dict(frontier_tflops or {})
-        table = catalogue.reset_index()
-        for j, chip in enumerate(chips):
-            row = catalogue.loc[chip]
-            group = row["vendor_group"]
-            launch = pd.Timestamp(row["release_date"])
-            frontier = frontier_log_tflops(table, [group] * (len(dates) + 1), dates + [launch])
-            frontier = np.broadcast_to(frontier, (draws, len(dates) + 1)).copy()
+        for j, group in enumerate(groups):
+            frontier = np.broadcast_to(frontiers[:, j], (draws, len(periods) + 1)).copy()
             if group in given:
                 path = np.broadcast_to(np.asarray(given[group], dtype=float),
-                                       (draws, len(dates)))
+                                       (draws, len(periods)))
                 if not np.all(path > 0):
                     raise ForecastError(f"frontier_tflops[{group!r}] must be positive TFLOPS")
                 frontier[:, :-1] = np.log(path)
-            gaps[:, :, j] = vintage_gap(frontier, np.log(float(row["bf16_dense_tflops"])))
+            gaps[:, :, j] = vintage_gap(frontier, chip_log_tflops[j])
         return gaps
 
     def _chip_prices(self, pick: np.ndarray, periods: pd.PeriodIndex, chips: list[str],
@@ -475,14 +477,14 @@ class FittedPrice(Fitted):
         """A listed chip's list price held at what the clouds last listed and moved by the
         step process after (in place over the regression's paths, which stay where the
         chip was not listed yet)."""
-        history = self.data["list_history"]
-        if history.empty:
+        dates = pd.DatetimeIndex(dates)
+        layout = self.derived(("step_layout", chip, pricing_type, tuple(dates.asi8)),
+                              lambda: chip_step_layout(self.data["list_history"], chip,
+                                                       pricing_type, self.provider_companies,
+                                                       dates))
+        if layout is None:
             return
-        mine = history[(history["chip"] == chip) & (history["pricing_type"] == pricing_type)]
-        if mine.empty:
-            return
-        steps = step_paths(mine, self.provider_companies, pd.DatetimeIndex(dates),
-                           self.list_move_params(pick), rng)
+        steps = step_paths(layout, self.list_move_params(pick), rng)
         prices[:] = np.where(np.isfinite(steps), steps, prices)
 
 

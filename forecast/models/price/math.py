@@ -91,3 +91,22 @@ def vintage_gap(frontier_log: np.ndarray, chip_log_tflops: np.ndarray) -> np.nda
     """
     gap = np.asarray(frontier_log, dtype=float) - np.asarray(chip_log_tflops, dtype=float)
     return np.where(np.isfinite(gap), np.maximum(gap, 0.0), 0.0)
+
+
+def chip_frontiers(periods: pd.PeriodIndex, chips: list[str], catalogue: pd.DataFrame
+               ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Per chip, its vendor's frontier log TFLOPS at each quarter's midpoint and at the
+    chip's launch (quarter + 1, chip), the vendor groups and the chips' own log TFLOPS."""
+    middle = periods.start_time + (periods.end_time - periods.start_time) / 2
+    dates = list(middle)
+    table = catalogue.reset_index()
+    columns, groups, own = [], [], []
+    for chip in chips:
+        row = catalogue.loc[chip]
+        group = row["vendor_group"]
+        launch = pd.Timestamp(row["release_date"])
+        columns.append(frontier_log_tflops(table, [group] * (len(dates) + 1), dates + [launch]))
+        groups.append(group)
+        own.append(np.log(float(row["bf16_dense_tflops"])))
+    return (np.stack(columns, axis=1) if columns else np.zeros((len(dates) + 1, 0)),
+            groups, np.array(own))

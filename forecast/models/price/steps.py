@@ -10,6 +10,8 @@ across hyperscalers, and forecasts every list series from its last observed pric
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -112,22 +114,51 @@ def held_prices(history: pd.DataFrame, companies: dict[str, str], dates: pd.Date
     return np.where(listed > 0, np.exp(total / np.maximum(listed, 1)), np.nan)
 
 
-def step_paths(history: pd.DataFrame, companies: dict[str, str], dates: pd.DatetimeIndex,
-               params: tuple[np.ndarray, np.ndarray, np.ndarray], rng: np.random.Generator
-               ) -> np.ndarray:
-    """List-price paths (draws x dates) of one chip and pricing type: the price in force
-    (:func:`held_prices`) up to the last observation, then moves of the step process from
-    there (``params`` = per-draw hazard, mean and sd of a move's log size)."""
-    hazard = params[0]
-    held = np.broadcast_to(held_prices(history, companies, dates), (len(hazard), len(dates)))
+@dataclass(frozen=True)
+class StepLayout:
+    """What the step paths of one chip and pricing type take from its list history at some
+    dates: the price in force at each date (:func:`held_prices`), which dates fall after
+    the last observation, the price in force then, and the years from it to each of those
+    dates, each from the previous one (:func:`step_log_change`'s intervals)."""
+
+    held: np.ndarray
+    after: np.ndarray
+    start: float
+    years: np.ndarray
+
+
+def step_layout(history: pd.DataFrame, companies: dict[str, str], dates: pd.DatetimeIndex
+                ) -> StepLayout:
+    """The :class:`StepLayout` of ``history`` (one chip and pricing type) at ``dates``."""
+    held = held_prices(history, companies, dates)
     last = history["date"].max()
     after = np.asarray(dates > last)
-    if not after.any():
-        return held.copy()
-    future = dates[after]
     start = held_prices(history, companies, pd.DatetimeIndex([last]))[0]
-    years = np.diff(np.concatenate([[last.to_datetime64()], future.to_numpy()])
+    years = np.diff(np.concatenate([[last.to_datetime64()], dates[after].to_numpy()])
                     ) / np.timedelta64(1, "D") / DAYS_PER_YEAR
-    paths = held.copy()
-    paths[:, after] = start * np.exp(step_log_change(*params, years, rng))
+    return StepLayout(held, after, float(start), years)
+
+
+def chip_step_layout(history: pd.DataFrame, chip: str, pricing_type: str,
+                     companies: dict[str, str], dates: pd.DatetimeIndex) -> StepLayout | None:
+    """The :class:`StepLayout` of one chip and pricing type in ``history`` (every chip's
+    :func:`list_history` rows) at ``dates``; None when it was never listed at that type."""
+    if history.empty:
+        return None
+    mine = history[(history["chip"] == chip) & (history["pricing_type"] == pricing_type)]
+    if mine.empty:
+        return None
+    return step_layout(mine, companies, dates)
+
+
+def step_paths(layout: StepLayout, params: tuple[np.ndarray, np.ndarray, np.ndarray],
+               rng: np.random.Generator) -> np.ndarray:
+    """List-price paths (draws x dates) of one chip and pricing type laid out at some dates
+    (:func:`step_layout`): the price in force up to the last observation, then moves of the
+    step process from there (``params`` = per-draw hazard, mean and sd of a move's log
+    size)."""
+    paths = np.repeat(layout.held[None, :], len(params[0]), axis=0)
+    if layout.after.any():
+        paths[:, layout.after] = layout.start * np.exp(step_log_change(*params, layout.years,
+                                                                        rng))
     return paths

@@ -196,7 +196,7 @@ class FittedSpend(Fitted):
 
     def _ramps(self, pick: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Each rival's ramp lifts at quarter indices ``t`` (draw, rival, quarter)."""
-        lifts = lift_layout(self.data["ramps"])
+        lifts = self.derived("lift_layout", lambda: lift_layout(self.data["ramps"]))
         heights = np.concatenate([self.stacked(name, pick) for name in ("ramp_lift",
                                   "ramp_lift_ahead") if name in self.posterior]
                                  or [np.zeros((len(pick), 0))], axis=1)

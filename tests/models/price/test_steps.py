@@ -15,6 +15,7 @@ from forecast.models.price.steps import (
     last_list_prices,
     list_history,
     list_intervals,
+    step_layout,
     step_log_change,
     step_paths,
 )
@@ -92,7 +93,7 @@ def test_held_prices_and_paths_start_from_the_last_listing():
     rng = np.random.default_rng(1)
     draws = 4000
     params = (np.full(draws, 0.4), np.full(draws, -0.2), np.full(draws, 0.1))
-    paths = step_paths(a100, companies, dates, params, rng)
+    paths = step_paths(step_layout(a100, companies, dates), params, rng)
     # Up to the last listing the paths are the price in force, exactly; after it they start
     # there and hold with probability exp(-hazard * years).
     np.testing.assert_array_equal(paths[:, 1:3], np.broadcast_to(held[1:3], (draws, 2)))
