@@ -105,24 +105,22 @@ class Forecast:
     # ----------------------------------------------------------------- quantiles
 
     def annual(self, metric: str) -> xr.DataArray:
-        """Calendar-year values per draw (sum, mean or fourth quarter, per metric).
+        """Calendar-year values per draw (sum, mean or fourth quarter, per metric;
+        :func:`~forecast.core.annual.annual_values`), dims ``(period, draw, ...)``.
 
         Only years whose four quarters are all in the paths appear.
         """
         values = self.paths(metric)
-        labels = [str(q) for q in values["quarter"].values]
-        years = sorted({label[:4] for label in labels})
-        complete = [y for y in years if all(f"{y}Q{k}" in labels for k in range(1, 5))]
-        how = ANNUAL_AGGREGATE.get(metric, "mean")
-        pieces = []
-        for year in complete:
-            window = values.sel(quarter=[f"{year}Q{k}" for k in range(1, 5)])
-            pieces.append(window.sum("quarter") if how == "sum" else
-                          window.isel(quarter=-1, drop=True) if how == "last"
-                          else window.mean("quarter"))
-        if not pieces:
+        rest = [str(d) for d in values.dims if d not in ("draw", "quarter")]
+        values = values.transpose("draw", "quarter", *rest)
+        years, array = annual_values(values.values, [str(q) for q in values["quarter"].values],
+                                     ANNUAL_AGGREGATE.get(metric, "mean"))
+        if not years:
             raise ForecastError(f"{metric}: no complete calendar year in the forecast")
-        return xr.concat(pieces, dim=pd.Index(complete, name="period"))
+        coords = {"period": years, "draw": values["draw"].values,
+                  **{d: values[d].values for d in rest}}
+        return xr.DataArray(np.moveaxis(array, 1, 0), dims=("period", "draw", *rest),
+                            coords=coords, name=values.name)
 
     def quantiles(self, metric: str, q: Sequence[float] = (0.1, 0.5, 0.9),
                   freq: str = "year") -> pd.DataFrame:

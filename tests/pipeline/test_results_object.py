@@ -12,7 +12,7 @@ import xarray as xr
 from forecast.core.calendar import period_quarters
 from forecast.core.errors import ForecastError
 from forecast.core.quantile_schema import quantile_name as _q_name
-from forecast.pipeline.results import UNITS, Forecast, check_paths
+from forecast.pipeline.results import ANNUAL_AGGREGATE, UNITS, Forecast, check_paths
 from forecast.pipeline.theses import evaluate_thesis
 from forecast.scenarios import ThesisSpec
 
@@ -98,9 +98,25 @@ def test_quarterly_quantiles_and_bad_freq():
         forecast.quantiles("tam", freq="month")
 
 
+def _xarray_annual(forecast: Forecast, metric: str) -> xr.DataArray:
+    """The former xarray computation of ``Forecast.annual``: the reference."""
+    values = forecast.paths(metric)
+    labels = [str(q) for q in values["quarter"].values]
+    complete = [y for y in sorted({label[:4] for label in labels})
+                if all(f"{y}Q{k}" in labels for k in range(1, 5))]
+    how = ANNUAL_AGGREGATE.get(metric, "mean")
+    pieces = []
+    for year in complete:
+        window = values.sel(quarter=[f"{year}Q{k}" for k in range(1, 5)])
+        pieces.append(window.sum("quarter") if how == "sum" else
+                      window.isel(quarter=-1, drop=True) if how == "last"
+                      else window.mean("quarter"))
+    return xr.concat(pieces, dim=pd.Index(complete, name="period"))
+
+
 def _xarray_quantiles(forecast: Forecast, metric: str, q, freq: str) -> pd.DataFrame:
     """The former xarray/pandas computation of ``Forecast.quantiles``: the reference."""
-    values = (forecast.annual(metric) if freq == "year"
+    values = (_xarray_annual(forecast, metric) if freq == "year"
               else forecast.paths(metric).rename(quarter="period"))
     levels = list(q)
     with warnings.catch_warnings():
@@ -155,6 +171,16 @@ def test_quantiles_equal_the_xarray_computation_exactly(freq: str, q) -> None:
         pd.testing.assert_frame_equal(forecast.quantiles(metric, q, freq=freq),
                                       _xarray_quantiles(forecast, metric, q, freq),
                                       check_exact=True)
+
+
+def test_annual_values_equal_the_xarray_computation_exactly() -> None:
+    forecast = Forecast(data=_paths_with_gaps(), scenario="test", fit_id="x", seed=0)
+    for metric in ("tam", "share", "price", "aws_spend_at_cost", "aws_fleet"):
+        xr.testing.assert_identical(forecast.annual(metric).drop_attrs(),
+                                    _xarray_annual(forecast, metric).drop_attrs())
+    with pytest.raises(ForecastError, match="no complete calendar year"):
+        Forecast(data=make_paths(50).isel(quarter=slice(1, 4)), scenario="test", fit_id="x",
+                 seed=0).annual("tam")
 
 
 def test_annual_quantiles_need_a_complete_year() -> None:

@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from forecast.core.errors import ForecastError
 
@@ -149,6 +148,9 @@ def _clean(inputs: pd.DataFrame, output: np.ndarray) -> tuple[pd.DataFrame, np.n
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
+    # Imported here: scipy.stats is slow to import, and a tornado alone never needs it.
+    from scipy import stats
+
     return stats.rankdata(values, method="average", axis=0)
 
 
@@ -265,6 +267,8 @@ def tail_attribution(inputs: pd.DataFrame, output: np.ndarray, tail: str = "bott
     else:
         threshold = float(np.quantile(y, 1.0 - fraction))
         selected = y >= threshold
+    from scipy import stats
+
     n = len(y)
     rows = []
     for name in frame.columns:
