@@ -107,7 +107,7 @@ def test_random_walk_through_the_harness_scores_its_own_samples():
 def test_backtest_scores_both_models_on_the_same_rows(mock_sampler):
     # Plumbing: which rows each model is scored on, not how well (sampling is mocked).
     result = backtest_price(load_dataset(), cutoff="2024-07-01", draws=400,
-                            sampler={"draws": 400, "tune": 800, "random_seed": 3})
+                            sampler={"draws": 100, "tune": 800, "random_seed": 3})
     scores = result.scores.set_index("model")
     assert set(scores.index) == {"bayesian", "random walk + drift"}
     assert scores["observations"].nunique() == 1 and scores["observations"].iloc[0] > 20
@@ -199,7 +199,7 @@ def test_rolling_backtest_reports_model_baseline_and_stack(mock_sampler):
     # Plumbing of the report, the stack and its weights (sampling is mocked); the model's
     # scores at its default sampler are the published backtest's (tests/pipeline).
     tidy, summary = backtest_price_cli(load_dataset(), origins=4, quarters=2, draws=200,
-                                       sampler={"draws": 300, "tune": 500, "chains": 2,
+                                       sampler={"draws": 100, "tune": 500, "chains": 2,
                                                 "random_seed": 2})
     report = tidy.attrs["report"]
     assert [m["model"] for m in report["models"]] == [BAYES, RANDOM_WALK, STACK]
