@@ -167,10 +167,10 @@ def test_the_report_section_shows_what_the_command_and_the_forecast_give(shipped
     from forecast.pipeline.runner import load_run, run_scenario
     from forecast.reporting.report.believe_section import believe as believe_section
 
-    result = run_scenario("base", draws=200, root=shipped_store)
+    result = run_scenario("base", draws=300, root=shipped_store)
     scenario, dataset, bundle = load_run("base", root=shipped_store, fit_id=result.fit_id)
     b = ReportBuilder()
-    believe_section(b, result, scenario, dataset, bundle, draws=200)
+    believe_section(b, result, scenario, dataset, bundle, draws=300)
     theses = result.theses().set_index("name")
     for name in scenario.theses:
         if isinstance(theses.loc[name].get("note"), str):
@@ -178,7 +178,7 @@ def test_the_report_section_shows_what_the_command_and_the_forecast_give(shipped
         shown = b.numbers[f"believe:{name}:probability"]
         # The same paths as the forecast's, and what `cli.py believe` prints.
         assert shown == theses.loc[name, "probability"]
-        command = run_believe(name, "base", draws=200, seed=result.seed, root=shipped_store)
+        command = run_believe(name, "base", draws=300, seed=result.seed, root=shipped_store)
         assert shown == command.probability
         assert (b.numbers[f"believe:{name}:probability_after_shift"]
                 == command.search.probability)

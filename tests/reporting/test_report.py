@@ -34,7 +34,7 @@ from forecast.reporting.report import (
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
-DRAWS = 200
+DRAWS = 300  # believe needs 4 paths per varying input (72) and intercept
 
 
 # --------------------------------------------------------------------------- fast
@@ -443,6 +443,12 @@ def report_numbers_equal_the_python_api(built: Path, shipped_store: Path) -> Non
         check(f"tornado:{row.input}:output_at_low", row.output_at_low, spec.unit)
 
     markdown = (built / "report_bull.md").read_text(encoding="utf-8")
+    # The "what would I have to believe" section analyses every thesis the forecast evaluates
+    # (at too few paths it would say "Not analysed"), on the forecast's own paths.
+    assert "Not analysed" not in markdown
+    for row in theses.itertuples(index=False):
+        if not isinstance(getattr(row, "note", None), str):
+            assert f"P = {row.probability:.3f} +- {row.mcse:.3f}" in markdown, row.name
     median = table[(table["metric"] == "tam") & (table["period"] == horizon)]["q50"].item()
     assert f"| tam | {horizon} |  | USD billions |" in markdown
     assert format_number(median, "USD billions") in markdown
