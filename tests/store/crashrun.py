@@ -1,6 +1,8 @@
 """Child process of the crash tests: a refit that kills itself with SIGKILL at a chosen point.
 
     python crashrun.py ROOT WORK MODE POINT
+    python crashrun.py serve
+
 
 MODE is ``toy`` (the refit's real lock, clean-up, registry, temporary directories and publish
 around a toy fit instead of sampling; see toyfit.py) or ``real`` (the whole refit, reusing the
@@ -12,11 +14,18 @@ stored models). POINT is
 - ``transaction``: die inside the registry transaction recording the run's outcome, after
   its UPDATE and before its COMMIT;
 - ``gc``: run ``fits gc`` and die after it removed its first leftover.
+
+``serve`` imports what a toy run imports once, then reads one JSON request a line on stdin,
+``[ROOT, WORK, MODE, POINT]``, runs it in a child forked from this warm process (so a run
+still starts from nothing of an earlier run's state, and its SIGKILL ends only the child) and
+answers one JSON line: the child's return code (negative: the signal that ended it), stdout
+and stderr. The tests' many toy runs would otherwise each spend most of their time importing.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import pathlib
 import shutil
@@ -134,5 +143,60 @@ def main(argv: list[str]) -> None:
     print(f"io-log {','.join(_log)}")
 
 
+def serve() -> None:
+    """Answer run requests on stdin with runs in forked children (see the module docstring)."""
+    import threading
+
+    # What a toy run imports: the store, ArviZ (a toy fit's InferenceData), h5netcdf and
+    # Dask (xarray asks Dask for its scheduler whenever it writes a netCDF file).
+    import arviz  # noqa: F401
+    import dask.distributed  # noqa: F401
+    import h5netcdf  # noqa: F401
+    import toyfit  # noqa: F401
+
+    import forecast.pipeline.refit  # noqa: F401
+    import forecast.store.cleanup  # noqa: F401
+
+    assert threading.active_count() == 1, "no thread may run when the server forks"
+
+    for count, line in enumerate(sys.stdin):
+        request = json.loads(line)
+        work = pathlib.Path(request[1])
+        work.mkdir(parents=True, exist_ok=True)
+        out, err = work / f"served-{count}.out", work / f"served-{count}.err"
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(["crashrun.py", *request], out, err)
+        _, status = os.waitpid(pid, 0)
+        answer = {"returncode": os.waitstatus_to_exitcode(status),
+                  "stdout": out.read_text(), "stderr": err.read_text()}
+        out.unlink()
+        err.unlink()
+        print(json.dumps(answer), flush=True)
+
+
+def _child(argv: list[str], out: pathlib.Path, err: pathlib.Path) -> None:
+    """A forked run: its output to ``out`` and ``err``; it never returns to the server."""
+    code = 0
+    with out.open("w") as stdout, err.open("w") as stderr:
+        os.dup2(stdout.fileno(), 1)
+        os.dup2(stderr.fileno(), 2)
+        try:
+            main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+            code = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+
+
 if __name__ == "__main__":
-    main(sys.argv)
+    serve() if sys.argv[1:] == ["serve"] else main(sys.argv)

@@ -4,11 +4,13 @@ follows the fit directories, the lock is free; the clean-up (``fits gc`` or the 
 removes what the dead run left and marks it crashed; the next refit succeeds.
 
 The fast test runs the refit's real lock, clean-up, registry, temporary directories and
-publish around a toy fit (tests/store/crashrun.py); the slow one kills the whole refit.
+publish around a toy fit (tests/store/crashrun.py), each run in a child forked from one warm
+server process; the slow one kills the whole refit, each run a fresh process.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -16,6 +18,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -38,6 +42,35 @@ def _run(root: Path, work: Path, mode: str, point: str,
     child = _start(root, work, mode, point, env)
     out, err = child.communicate(timeout=600)
     return subprocess.CompletedProcess(child.args, child.returncode, out, err)
+
+
+Runner = Callable[[str], subprocess.CompletedProcess]
+
+
+@contextmanager
+def _served(root: Path, work: Path, mode: str, env: dict[str, str]) -> Iterator[Runner]:
+    """Runs of one store, each forked from one warm ``crashrun.py serve`` process."""
+    server = subprocess.Popen([sys.executable, str(CHILD), "serve"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env)
+    assert server.stdin is not None and server.stdout is not None
+
+    def run(point: str) -> subprocess.CompletedProcess:
+        server.stdin.write(json.dumps([str(root), str(work), mode, point]) + "\n")
+        server.stdin.flush()
+        line = server.stdout.readline()
+        assert line, f"the run server died: {server.communicate(timeout=60)[1][-3000:]}"
+        answer = json.loads(line)
+        return subprocess.CompletedProcess([mode, point], answer["returncode"],
+                                           answer["stdout"], answer["stderr"])
+
+    try:
+        yield run
+    finally:
+        server.stdin.close()
+        server.wait(timeout=60)
+        server.stdout.close()
+        server.stderr.close()
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -94,10 +127,9 @@ def _kill_points(log: list[str], seed: int, random_points: int) -> list[int]:
     return sorted({rename, rename + 1, *registry, *chosen})
 
 
-def _kill_and_check(root: Path, work: Path, mode: str, points: list[str],
-                    env: dict[str, str]) -> None:
+def _kill_and_check(root: Path, run: Runner, points: list[str]) -> None:
     for index, point in enumerate(points):
-        result = _run(root, work, mode, point, env)
+        result = run(point)
         assert result.returncode == KILLED, (point, result.stderr[-3000:])
         assert "killed at" in result.stderr
         _assert_sound(root)
@@ -112,15 +144,17 @@ def _kill_and_check(root: Path, work: Path, mode: str, points: list[str],
 @pytest.mark.parametrize("random_points", [0, pytest.param(4, marks=pytest.mark.validation)])
 def test_toy_refits_killed_anywhere_leave_a_sound_store(tmp_path, monkeypatch, random_points):
     root, work, env = tmp_path / "artifacts", tmp_path / "work", _env(tmp_path)
-    log = _io_log(_run(root, work, "toy", "0", env))
-    assert log.count("os.replace") == 1 and log.count("Registry._connect") >= 3
-    points = [str(k) for k in _kill_points(log, seed=20260131, random_points=random_points)]
-    _kill_and_check(root, work, "toy", [*points, "transaction"], env)
-    # A clean-up killed in its turn is finished by the next one.
-    assert _run(root, work, "toy", str(log.index("os.replace") + 1), env).returncode == KILLED
-    assert _run(root, work, "toy", "gc", env).returncode == KILLED
-    _assert_sound(root)
-    final = _run(root, work, "toy", "0", env)
+    with _served(root, work, "toy", env) as run:
+        log = _io_log(run("0"))
+        assert log.count("os.replace") == 1 and log.count("Registry._connect") >= 3
+        points = [str(k) for k in _kill_points(log, seed=20260131,
+                                               random_points=random_points)]
+        _kill_and_check(root, run, [*points, "transaction"])
+        # A clean-up killed in its turn is finished by the next one.
+        assert run(str(log.index("os.replace") + 1)).returncode == KILLED
+        assert run("gc").returncode == KILLED
+        _assert_sound(root)
+        final = run("0")
     assert final.returncode == 0, final.stderr[-3000:]
     _assert_clean(root)
     _assert_sound(root)
@@ -153,7 +187,8 @@ def test_real_refits_killed_at_random_moments_leave_a_sound_store(shipped_store,
     rename = log.index("os.replace") + 1
     registry = [i + 1 for i, name in enumerate(log) if name == "Registry._connect"]
     points = sorted({rename, registry[-2], *rng.sample(range(1, len(log) + 1), 2)})
-    _kill_and_check(root, work, "real", [*map(str, points), "transaction"], env)
+    _kill_and_check(root, lambda point: _run(root, work, "real", point, env),
+                    [*map(str, points), "transaction"])
     final = _run(root, work, "real", "0", env)
     assert final.returncode == 0, final.stderr[-3000:]
     assert "published" in final.stdout
