@@ -47,6 +47,17 @@ def test_stacked_equals_xarray_stack() -> None:
     np.testing.assert_array_equal(fitted.stacked("scalar"), -np.ones(21))
 
 
+def test_a_pickled_fit_leaves_what_forecasts_derived_behind() -> None:
+    import pickle
+
+    fitted = _fitted(xr.Dataset({"scalar": (("chain", "draw"), np.arange(6.0).reshape(2, 3))}))
+    fitted.stacked("scalar")
+    fitted.derived("layout", lambda: np.zeros(1000))
+    copy = pickle.loads(pickle.dumps(fitted))
+    assert copy._memo == {} and len(fitted._memo) == 2
+    np.testing.assert_array_equal(copy.stacked("scalar"), np.arange(6.0))
+
+
 def test_a_derived_value_is_computed_once_per_fit() -> None:
     calls = []
     first, second = _fitted(xr.Dataset()), _fitted(xr.Dataset())

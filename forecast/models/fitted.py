@@ -121,6 +121,11 @@ class Fitted:
             self._memo[("stacked", name)] = (variable, flat)
         return flat.copy() if pick is None else flat[pick]
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickled fit (sent to a Dask worker) leaves what forecasts derived behind: the
+        # worker derives it again rather than receive the flat copies of the posterior.
+        return {**self.__dict__, "_memo": {}}
+
     def derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()``, once per fit: something every forecast derives from the fit's data
         alone (a fit does not change once made). The value is shared: do not modify it."""

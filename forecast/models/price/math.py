@@ -94,9 +94,10 @@ def vintage_gap(frontier_log: np.ndarray, chip_log_tflops: np.ndarray) -> np.nda
 
 
 def chip_frontiers(periods: pd.PeriodIndex, chips: list[str], catalogue: pd.DataFrame
-               ) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """Per chip, its vendor's frontier log TFLOPS at each quarter's midpoint and at the
-    chip's launch (quarter + 1, chip), the vendor groups and the chips' own log TFLOPS."""
+                   ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Each chip's vendor frontier (:func:`frontier_log_tflops`) at every quarter's midpoint
+    and, in the last row, at the chip's launch: ``(quarters + 1, chips)``; with the chips'
+    vendor groups and their own log dense BF16 TFLOPS."""
     middle = periods.start_time + (periods.end_time - periods.start_time) / 2
     dates = list(middle)
     table = catalogue.reset_index()
