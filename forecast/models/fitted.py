@@ -73,7 +73,9 @@ class Fitted:
     directory: Path | None = field(default=None, repr=False)
     #: What forecasts derive from the fit alone, computed once (:meth:`derived`); the
     #: flattened draws of a variable are keyed by the variable object they came from, so a
-    #: variable replaced in ``posterior`` is flattened again.
+    #: variable replaced in ``posterior`` is flattened again. Kept on the fit, not in
+    #: :func:`forecast.data.memo.per_dataset`, whose small shared table a forecast's fifty
+    #: posterior variables would keep emptying.
     _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False,
                                   compare=False)
 

@@ -34,7 +34,7 @@ from forecast.reporting.report import (
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
-DRAWS = 300  # believe needs 4 paths per varying input (72) and intercept
+DRAWS = 300  # believe needs 4 paths per varying input and intercept (asserted below)
 
 
 # --------------------------------------------------------------------------- fast

@@ -186,7 +186,7 @@ def _child(argv: list[str], out: pathlib.Path, err: pathlib.Path) -> None:
         try:
             main(argv)
         except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
+            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
         except BaseException:
             import traceback
 
