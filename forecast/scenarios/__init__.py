@@ -13,7 +13,7 @@ Modules, one idea each:
 - :mod:`~forecast.scenarios.locations`: error locations and the small value validators;
 - :mod:`~forecast.scenarios.parameters`: the distribution catalogue and parameter checks;
 - :mod:`~forecast.scenarios.distributions`: :class:`InputSpec` (quantiles, CDF, mean);
-- :mod:`~forecast.scenarios.copula`: correlated uniforms (Gaussian copula, Iman-Conover);
+- :mod:`~forecast.scenarios.copula`: correlated normal scores (Gaussian copula, Iman-Conover);
 - :mod:`~forecast.scenarios.theses`: :class:`ThesisSpec`;
 - :mod:`~forecast.scenarios.roadmap`: the ``[roadmap]`` generations and ``[price_erosion]``;
 - :mod:`~forecast.scenarios.parsing`: one file's TOML, validated into a layer;
@@ -27,7 +27,7 @@ Modules, one idea each:
 
 from forecast.core.calendar import parse_period, quarter_index, quarter_label
 from forecast.scenarios.copula import SAMPLING_METHODS, spearman_to_pearson
-from forecast.scenarios.distributions import InputSpec, inverse_cdfs
+from forecast.scenarios.distributions import InputSpec, inputs_at_normals
 from forecast.scenarios.loading import (
     DEFAULT_SCENARIOS_DIR,
     list_scenarios,
@@ -50,7 +50,7 @@ __all__ = [
     "InputSpec",
     "Scenario",
     "ThesisSpec",
-    "inverse_cdfs",
+    "inputs_at_normals",
     "list_scenarios",
     "load_scenario",
     "load_scenario_file",

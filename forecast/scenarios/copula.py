@@ -1,4 +1,4 @@
-"""Correlated uniforms for joint sampling: a Gaussian copula, or Iman-Conover for LHS.
+"""Correlated normal scores for joint sampling: a Gaussian copula, or Iman-Conover for LHS.
 
 Correlated sampling uses a Gaussian copula. Each requested Spearman rank correlation ``rho`` is
 converted to the Pearson correlation of the underlying normals, ``r = 2 sin(pi rho / 6)``, so
@@ -22,9 +22,11 @@ import numpy as np
 from forecast.core.special import ndtr, ndtri
 
 SAMPLING_METHODS: tuple[str, ...] = ("mc", "lhs")
-# Uniforms are kept off 0 and 1 so unbounded inverse CDFs stay finite.
+# Uniforms are kept off 0 and 1 so unbounded inverse CDFs stay finite; normal scores alike,
+# within the scores of those uniforms.
 _U_MIN = 1e-15
 _U_MAX = 1.0 - 1e-15
+_Z_MAX = float(-ndtri(_U_MIN))
 
 
 def spearman_to_pearson(rho: np.ndarray | float) -> np.ndarray:
@@ -98,7 +100,7 @@ def iman_conover(uniforms: np.ndarray, target: np.ndarray, rng: np.random.Genera
     return result
 
 
-def correlated_uniforms(
+def correlated_normals(
     n: int,
     k: int,
     columns: Sequence[int],
@@ -106,7 +108,11 @@ def correlated_uniforms(
     rng: np.random.Generator,
     method: str,
 ) -> np.ndarray:
-    """Uniforms for ``k`` inputs whose ``columns`` follow the copula ``pearson``.
+    """Standard normal scores for ``k`` inputs whose ``columns`` follow the copula ``pearson``.
+
+    Scores rather than uniforms: most inputs are functions of the score itself
+    (:meth:`~forecast.scenarios.distributions.InputSpec.at_normal`), so they need neither the
+    normal CDF nor its inverse.
 
     Parameters
     ----------
@@ -120,12 +126,13 @@ def correlated_uniforms(
         Source of randomness; the draws depend only on its state.
     method : {"mc", "lhs"}
         Plain Monte Carlo through the copula, or Latin hypercube uniforms (scipy
-        ``qmc.LatinHypercube``) with the correlated columns reordered by Iman-Conover.
+        ``qmc.LatinHypercube``) with the correlated columns reordered by Iman-Conover, as
+        their normal scores.
 
     Returns
     -------
     numpy.ndarray
-        ``(n, k)`` uniforms clipped to ``[1e-15, 1 - 1e-15]``.
+        ``(n, k)`` scores clipped to the scores of ``[1e-15, 1 - 1e-15]``.
     """
     columns = list(columns)
     correlated = len(columns) >= 2
@@ -133,11 +140,11 @@ def correlated_uniforms(
         normals = rng.standard_normal((n, k))
         if correlated:
             normals[:, columns] = normals[:, columns] @ factor(pearson).T
-        uniforms = ndtr(normals)
     else:
         from scipy.stats import qmc
 
         uniforms = qmc.LatinHypercube(d=k, rng=rng).random(n)
         if correlated:
             uniforms[:, columns] = iman_conover(uniforms[:, columns], pearson, rng)
-    return np.clip(uniforms, _U_MIN, _U_MAX)
+        normals = ndtri(np.clip(uniforms, _U_MIN, _U_MAX))
+    return np.clip(normals, -_Z_MAX, _Z_MAX)

@@ -2,8 +2,9 @@
 
 An :class:`InputSpec` is one uncertain quantity of a scenario (or one prior override): a
 distribution from :data:`~forecast.scenarios.parameters.DISTRIBUTIONS` with validated
-parameters, a unit and a rationale. Sampling turns uniforms into values through the inverse
-CDF (:meth:`InputSpec.ppf`, or :func:`inverse_cdfs` for many inputs at once).
+parameters, a unit and a rationale. Sampling turns the copula's standard normal scores into
+values (:meth:`InputSpec.at_normal`, or :func:`inputs_at_normals` for many inputs at once),
+through the inverse CDF (:meth:`InputSpec.ppf`) at ``ndtr(z)`` where it has no form in ``z``.
 """
 
 from __future__ import annotations
@@ -164,6 +165,13 @@ class InputSpec:
         return indices, cumulative / cumulative[-1]
 
     @cached_property
+    def _quarter_scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """The quarter table with its cumulative probabilities as standard normal scores:
+        ``ndtr(z) < c`` exactly when ``z < ndtri(c)``, so a score needs no ``ndtr``."""
+        indices, cumulative = self._quarter_table
+        return indices, ndtri(cumulative)
+
+    @cached_property
     def _scipy(self) -> Any:
         """Frozen scipy distribution for the cases without a short closed form (else None)."""
         from scipy import stats
@@ -199,13 +207,26 @@ class InputSpec:
         b = 1.0 + p["lambda"] * (p["upper"] - p["mode"]) / width
         return a, b, p["lower"], width
 
-    def from_standard_normal(self, z: np.ndarray) -> np.ndarray:
-        """The normal or lognormal input at standard normal quantiles ``z`` (its ppf at
-        ``ndtr(z)``)."""
+    def at_normal(self, z: np.ndarray) -> np.ndarray:
+        """The input at standard normal scores ``z``: ``ppf(ndtr(z))``.
+
+        Normal and lognormal inputs, launch quarters and constants are functions of ``z``
+        itself, so they skip the round trip through probabilities (the same values up to
+        its rounding); the others go through :meth:`ppf`.
+        """
         p = self.params
-        if self.dist == "normal":
-            return p["mu"] + p["sigma"] * z
-        return p["median"] * np.exp(p["sigma"] * z)
+        match self.dist:
+            case "normal":
+                return p["mu"] + p["sigma"] * z
+            case "lognormal":
+                return p["median"] * np.exp(p["sigma"] * z)
+            case "fixed":
+                return np.full(np.shape(z), p["value"], dtype=float)
+            case "quarter":
+                indices, scores = self._quarter_scores
+                position = np.searchsorted(scores, z, side="right")
+                return indices[np.clip(position, 0, len(indices) - 1)]
+        return self.ppf(ndtr(z))
 
     # ---------------------------------------------------------------- distribution functions
 
@@ -233,7 +254,7 @@ class InputSpec:
             return np.asarray(self._scipy.ppf(u), dtype=float)
         match self.dist:
             case "normal" | "lognormal":
-                return self.from_standard_normal(ndtri(u))
+                return self.at_normal(ndtri(u))
             case "beta" | "pert":
                 a, b, lower, width = self.beta_form
                 return lower + width * betaincinv(a, b, u)
@@ -377,30 +398,43 @@ class InputSpec:
         return table
 
 
-def inverse_cdfs(specs: Sequence[InputSpec], uniforms: np.ndarray) -> list[np.ndarray]:
-    """``specs[j].ppf(uniforms[:, j])`` for every column ``j``, the same values.
+def beta_quantiles(specs: Sequence[InputSpec], probabilities: np.ndarray) -> np.ndarray:
+    """``specs[i].ppf(probabilities[i])`` for beta and PERT inputs, the same values, in one
+    :func:`~forecast.core.special.betaincinv` call: a value does not depend on what else is
+    in the call, and one call costs less than one per input.
 
-    The beta and PERT columns go through one :func:`~forecast.core.special.betaincinv` call,
-    the normal and lognormal ones through one :func:`~forecast.core.special.ndtri` call, as
-    their values do not depend on what else is in the call, and one call costs less than one
-    per column.
+    Parameters
+    ----------
+    specs : sequence of InputSpec
+        Beta and PERT inputs (each with a :attr:`InputSpec.beta_form`).
+    probabilities : numpy.ndarray
+        ``(len(specs), m)`` probabilities.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(len(specs), m)`` quantiles.
+    """
+    forms = np.array([spec.beta_form for spec in specs], dtype=float).reshape(-1, 4)
+    m = probabilities.shape[1]
+    quantiles = betaincinv(np.repeat(forms[:, 0], m), np.repeat(forms[:, 1], m),
+                           probabilities.ravel()).reshape(len(specs), m)
+    return forms[:, 2:3] + forms[:, 3:4] * quantiles
+
+
+def inputs_at_normals(specs: Sequence[InputSpec], normals: np.ndarray) -> list[np.ndarray]:
+    """``specs[j].at_normal(normals[:, j])`` for every column ``j``, the same values.
+
+    The beta and PERT columns go through one :func:`~forecast.core.special.ndtr` call and
+    :func:`beta_quantiles`.
     """
     columns: list[np.ndarray | None] = [None] * len(specs)
     family = [j for j, spec in enumerate(specs) if spec.beta_form is not None]
     if family:
-        n = uniforms.shape[0]
-        forms = np.array([specs[j].beta_form for j in family])
-        quantiles = betaincinv(np.repeat(forms[:, 0], n), np.repeat(forms[:, 1], n),
-                               uniforms[:, family].T.ravel()).reshape(len(family), n)
+        quantiles = beta_quantiles([specs[j] for j in family], ndtr(normals[:, family].T))
         for row, j in enumerate(family):
-            columns[j] = forms[row, 2] + forms[row, 3] * quantiles[row]
-    # Likewise the normal and lognormal columns through one ndtri call.
-    normal = [j for j, spec in enumerate(specs) if spec.dist in ("normal", "lognormal")]
-    if normal:
-        quantiles = ndtri(uniforms[:, normal])
-        for row, j in enumerate(normal):
-            columns[j] = specs[j].from_standard_normal(quantiles[:, row])
+            columns[j] = quantiles[row]
     for j, spec in enumerate(specs):
         if columns[j] is None:
-            columns[j] = spec.ppf(uniforms[:, j])
+            columns[j] = spec.at_normal(normals[:, j])
     return columns

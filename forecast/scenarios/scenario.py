@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from forecast.core.errors import ScenarioError
-from forecast.scenarios.copula import SAMPLING_METHODS, copula_matrix, correlated_uniforms
-from forecast.scenarios.distributions import InputSpec, inverse_cdfs
+from forecast.scenarios.copula import SAMPLING_METHODS, copula_matrix, correlated_normals
+from forecast.scenarios.distributions import InputSpec, inputs_at_normals
 from forecast.scenarios.locations import Where, display
 from forecast.scenarios.readings import Reading, Setting
 from forecast.scenarios.roadmap import Generation
@@ -189,11 +189,11 @@ class Scenario:
         names = self.input_names
         rng = np.random.default_rng(int(seed))
         columns = [names.index(name) for name in self.correlation_names]
-        uniforms = correlated_uniforms(
+        normals = correlated_normals(
             n, len(names), columns, self.correlation_pearson, rng, method
         )
         specs = [self.inputs[name] for name in names]
-        frame = pd.DataFrame(dict(zip(names, inverse_cdfs(specs, uniforms), strict=True)),
+        frame = pd.DataFrame(dict(zip(names, inputs_at_normals(specs, normals), strict=True)),
                              columns=names)
         frame.index.name = "draw"
         return frame

@@ -15,7 +15,6 @@ is read, which then silently keeps the value of the scenario it extends, so it i
 from __future__ import annotations
 
 import difflib
-import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from forecast.core.scenario_contract import (
     REQUIRED_INPUTS,
     ROLE_SUPPORT,
 )
-from forecast.scenarios.distributions import InputSpec
+from forecast.scenarios.distributions import InputSpec, beta_quantiles
 from forecast.scenarios.scenario import Scenario
 
 __all__ = ["Role", "check_draws", "check_supports", "check_unread", "input_roles",
@@ -113,7 +112,9 @@ def check_supports(scenario: Scenario) -> None:
         At ``inputs.<name>`` of the file that sets the input: a distribution outside a
         part's support or beyond its sanity range (:mod:`forecast.core.input_support`).
     """
-    for name, parts in input_roles(scenario).items():
+    roles = input_roles(scenario)
+    _support_quantiles_of([scenario.inputs[name] for name in roles])
+    for name, parts in roles.items():
         for role in parts:
             problem = support_problem(scenario.inputs[name], role.support)
             if problem:
@@ -132,15 +133,10 @@ def support_problem(spec: InputSpec, support: Support) -> str | None:
     return _distribution_problem(spec.dist, params, support)
 
 
-@functools.lru_cache(maxsize=4096)
 def _distribution_problem(dist: str, params: tuple[tuple[str, float], ...],
                           support: Support) -> str | None:
-    """:func:`support_problem` of a numeric distribution, by value: a scenario loaded again
-    (every command loads its chain, a sweep or test many times) costs its quantiles once."""
-    spec = InputSpec(name="", dist=dist, params=dict(params))
-    with np.errstate(all="ignore"):
-        lowest, low, spread_low, spread_high, high, highest = (float(v) for v in spec.quantile(
-            np.array([0.0, TAIL, *SPREAD_QUANTILES, 1.0 - TAIL, 1.0])))
+    """:func:`support_problem` of a numeric distribution."""
+    lowest, low, spread_low, spread_high, high, highest = _support_quantiles(dist, params)
     spread = (spread_low, spread_high)
     if not support.covers(lowest, highest, dist == "fixed"):
         return (f"its distribution takes values from {_shown(lowest)} to {_shown(highest)}"
@@ -155,6 +151,39 @@ def _distribution_problem(dist: str, params: tuple[tuple[str, float], ...],
                 f"times its 0.1% quantile, more than {MAX_SPREAD_RATIO:g} (a lognormal sigma "
                 "above 1.49; forecast.core.input_support)")
     return None
+
+
+#: The quantiles a support check reads: the ends, the sane range's tails, the spread's.
+_CHECKED_LEVELS = np.array([0.0, TAIL, *SPREAD_QUANTILES, 1.0 - TAIL, 1.0])
+_QUANTILES: dict[tuple[str, tuple[tuple[str, float], ...]], tuple[float, ...]] = {}
+
+
+def _support_quantiles(dist: str, params: tuple[tuple[str, float], ...]) -> tuple[float, ...]:
+    """A numeric distribution's quantiles at :data:`_CHECKED_LEVELS`, kept by value: a
+    scenario loaded again (every command loads its chain, a sweep or test many times) costs
+    its quantiles once."""
+    key = (dist, params)
+    if key not in _QUANTILES:
+        spec = InputSpec(name="", dist=dist, params=dict(params))
+        with np.errstate(all="ignore"):
+            _QUANTILES[key] = tuple(map(float, spec.quantile(_CHECKED_LEVELS)))
+    return _QUANTILES[key]
+
+
+def _support_quantiles_of(specs: list[InputSpec]) -> None:
+    """:func:`_support_quantiles` of every beta and PERT input of ``specs``, in one
+    :func:`~forecast.scenarios.distributions.beta_quantiles` call (each value the one a call
+    of its own gives)."""
+    todo = {(spec.dist, tuple(sorted(spec.params.items()))): spec for spec in specs
+            if spec.beta_form is not None}
+    todo = {key: spec for key, spec in todo.items() if key not in _QUANTILES}
+    if not todo:
+        return
+    with np.errstate(all="ignore"):  # as for one input: extreme shapes overflow on the way
+        quantiles = beta_quantiles(list(todo.values()),
+                                   np.tile(_CHECKED_LEVELS, (len(todo), 1)))
+    for row, key in enumerate(todo):
+        _QUANTILES[key] = tuple(map(float, quantiles[row]))
 
 
 def _shown(value: float) -> str:

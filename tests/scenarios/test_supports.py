@@ -9,7 +9,7 @@ import pytest
 
 from forecast.core.errors import ScenarioError
 from forecast.core.input_support import FRACTION, POSITIVE, QUARTER, RATE, Support
-from forecast.scenarios import InputSpec, load_scenario
+from forecast.scenarios import InputSpec, load_scenario, supports
 from forecast.scenarios.supports import check_draws, input_roles, support_problem
 
 #: A support closed below and open above, as a fractional fall per year would be.
@@ -75,3 +75,23 @@ def test_an_unread_input_in_a_child_names_the_child(tmp_path):
         load_scenario("mine", tmp_path)
     assert str(caught.value).startswith(f"{tmp_path / 'mine.toml'}: inputs.electricty_usd")
     assert "did you mean 'electricity_usd_per_kwh'?" in str(caught.value)
+
+
+def test_a_scenarios_beta_inputs_are_checked_as_each_alone(tmp_path, monkeypatch):
+    # Loading checks every beta and PERT input's quantiles in one batch; the verdict must be
+    # the one checking that input alone gives (a sane one passes, a bad one is named). Each
+    # check starts without the quantiles kept from earlier ones.
+    base = load_scenario("base")
+    (tmp_path / "base.toml").write_bytes(base.path.read_bytes())
+    bad = {"dist": "beta", "alpha": 0.01, "beta": 1.0}
+    (tmp_path / "mine.toml").write_text(
+        '[scenario]\nname = "mine"\nextends = "base"\n\n[inputs.mfu_amd]\n'
+        'dist = "beta"\nalpha = 0.01\nbeta = 1.0\nunit = "fraction"\nrationale = "odd"\n')
+    monkeypatch.setattr(supports, "_QUANTILES", {})
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario("mine", tmp_path)
+    monkeypatch.setattr(supports, "_QUANTILES", {})
+    alone = support_problem(spec(**bad), FRACTION)
+    assert alone is not None and "beyond the sane range" in alone
+    assert str(caught.value).startswith(f"{tmp_path / 'mine.toml'}: inputs.mfu_amd")
+    assert str(caught.value).endswith(alone)
