@@ -68,7 +68,7 @@ from forecast.economics.roadmap import (
     ChipColumns,
     GenerationLike,
     add_generations,
-    eroded_capex,
+    erosion_factor,
     price_per_pflop,
     roadmap_inputs,
     yearly_log_price_change,
@@ -473,24 +473,28 @@ def _vendor_costs(columns: ChipColumns, col: Mapping[str, np.ndarray],
     their launch) and ``(draws, quarters, vendors)`` each vendor's lowest eroded price per
     dense PFLOP (:func:`price_per_pflop`)."""
     capex, tflops, release, tdp = columns.matrices()
-    n = capex.shape[0]
+    n, n_v = capex.shape[0], len(vendors)
     own = np.full((n, len(labels), len(keep)), np.nan)
-    price = np.full((n, len(labels), len(vendors)), np.nan)
+    price = np.full((n, len(labels), n_v), np.nan)
     codes = np.array([vendors.index(g) for g in columns.groups])
     mfu = np.column_stack([col[f"mfu_{g}"] for g in columns.groups])
     rate = np.column_stack([rates[g] for g in columns.groups])
     tco = {name: col[name][:, None] for name in TCO_INPUTS}
     start = quarter_index(labels[0])
-    out = np.full((n, len(labels), len(vendors)), np.nan)
+    out = np.full((n, len(labels), n_v), np.nan)
+    # The owner's TCO is affine in the chip's price: the cost at price 0 (power, overhead)
+    # plus the price's part times what erosion left of the price; one TCO per path.
+    unpriced = cost_per_pflop(np.zeros_like(capex), tflops, tdp[None, :], mfu, tco)
+    priced = cost_per_pflop(capex, tflops, tdp[None, :], mfu, tco) - unpriced
     for i, label in enumerate(labels):
         # One quarter per best_offer call: its (draws, chips) arrays stay in the CPU cache,
         # which stacking quarters into one call would not.
         quarter = quarter_index(label)
-        eroded = eroded_capex(capex, release, rate, quarter, start)
-        cost = cost_per_pflop(eroded, tflops, tdp[None, :], mfu, tco)
-        out[:, i, :], _ = best_offer(release, cost, codes, quarter,
-                                     ramp_quarters=ramp_quarters, n_vendors=len(vendors))
-        price[:, i, :] = price_per_pflop(eroded, tflops, release, codes, quarter, len(vendors))
+        left = erosion_factor(release, rate, quarter, start)
+        cost = unpriced + priced * left
+        out[:, i, :], _ = best_offer(release, cost, codes, quarter, ramp_quarters=ramp_quarters,
+                                     n_vendors=n_v)
+        price[:, i, :] = price_per_pflop(capex * left, tflops, release, codes, quarter, n_v)
         if keep:
             own[:, i, :] = np.where(release[:, keep] <= quarter, cost[:, keep], np.nan)
     return out, own, price

@@ -24,7 +24,7 @@ import numpy as np
 from forecast.core.errors import ForecastError
 
 __all__ = ["ChipColumns", "GenerationLike", "add_generations", "eroded_capex",
-           "price_per_pflop", "roadmap_inputs", "yearly_log_price_change"]
+           "erosion_factor", "price_per_pflop", "roadmap_inputs", "yearly_log_price_change"]
 
 
 class GenerationLike(Protocol):
@@ -107,11 +107,8 @@ def add_generations(columns: ChipColumns, roadmap: Iterable[GenerationLike],
 
 def eroded_capex(capex: np.ndarray, release: np.ndarray, log_rate: np.ndarray, quarter: int,
                  start: int) -> np.ndarray:
-    """Capex after the yearly log price change ``log_rate``, at quarter index ``quarter``.
-
-    A chip's price changes from its launch, or from the first forecast quarter ``start`` for
-    chips already on sale (their price of the price year already reflects their age); a
-    generation launches at its predecessor's un-eroded price x its price ratio.
+    """Capex after the yearly log price change ``log_rate``, at quarter index ``quarter``:
+    ``capex`` times :func:`erosion_factor`.
 
     Parameters
     ----------
@@ -128,10 +125,22 @@ def eroded_capex(capex: np.ndarray, release: np.ndarray, log_rate: np.ndarray, q
     numpy.ndarray
         ``(draws, chips)`` USD per chip.
     """
+    return capex * erosion_factor(release, log_rate, quarter, start)
+
+
+def erosion_factor(release: np.ndarray, log_rate: np.ndarray, quarter: int,
+                   start: int) -> np.ndarray:
+    """The share of a chip's price left at quarter index ``quarter``.
+
+    A chip's price changes from its launch, or from the first forecast quarter ``start`` for
+    chips already on sale (their price of the price year already reflects their age); a
+    generation launches at its predecessor's un-eroded price x its price ratio. Arguments
+    as :func:`eroded_capex`.
+    """
     if not np.all(log_rate <= 0.0):
         raise ForecastError("a price's yearly log change in the cost paths must be at most 0")
     years = np.maximum(0.0, quarter - np.maximum(release, start)) / 4.0
-    return capex * np.exp(log_rate * years)
+    return np.exp(log_rate * years)
 
 
 def price_per_pflop(capex: np.ndarray, tflops: np.ndarray, release: np.ndarray,
