@@ -15,6 +15,9 @@ growing linearly with the number of draws.
    warm-up run of each; medians, their ratio and whether the targets are met.
 3. Forecasts of 1,000, 10,000 and 100,000 draws, with the time per draw and the marginal cost
    of each further draw, which is constant when time is linear in draws.
+4. What the shipped fit's storage costs: reading the scenario's fitted models from the shipped
+   fit (float32 byte planes, deflated) against the same posteriors and data stored plain
+   (float64, not compressed), in process, medians of ``--repeats`` reads each.
 
 The runs share the private byte-code prefix and fit store of step 1, so "warm" means modules
 byte-compiled and the validated-data cache filled, even where ``PYTHONDONTWRITEBYTECODE`` is
@@ -64,6 +67,42 @@ def side_by_side(commands: dict[str, list[str]], repeats: int,
         for name, command in commands.items():
             times[name].append(run(command, env))
     return times
+
+
+def storage_cost(scenario: str, repeats: int) -> tuple[float, float, float]:
+    """Median seconds to read ``scenario``'s fitted models from the shipped fit and from a
+    plain copy, and the plain copy's size over the shipped one's."""
+    import json
+
+    from forecast.core import fastio
+
+    published = ROOT / "published"
+    bundle = json.loads((published / "bundle.json").read_text())
+    models = bundle["scenarios"][scenario]["models"].values()
+    with tempfile.TemporaryDirectory(prefix="bench-plain-") as plain:
+        directories = {}
+        for model in models:
+            shipped, copy = published / model, Path(plain) / model
+            copy.mkdir()
+            keys = json.loads((shipped / "data_layout.json").read_text())
+            fastio.save_posterior(fastio.load_posterior(shipped), copy)
+            fastio.save_frames(fastio.load_frames(shipped, keys), copy)
+            directories[model] = (shipped, copy, list(keys))
+
+        def read(which: int) -> float:
+            start = time.perf_counter()
+            for entry in directories.values():
+                fastio.load_posterior(entry[which])
+                fastio.load_frames(entry[which], entry[2])
+            return time.perf_counter() - start
+
+        times = {which: [] for which in (0, 1)}
+        for _ in range(repeats):
+            for which in (0, 1):
+                times[which].append(read(which))
+        size = [sum((entry[which] / name).stat().st_size for entry in directories.values()
+                    for name in ("posterior.npz", "data.npz")) for which in (0, 1)]
+    return statistics.median(times[0]), statistics.median(times[1]), size[1] / size[0]
 
 
 def load() -> str:
@@ -124,6 +163,10 @@ def main() -> None:
             f"{1000 * (seconds - previous[1]) / (draws - previous[0]):21.4f}")
         print(f"{draws:>8,} {seconds:9.2f} {1000 * seconds / draws:12.4f} {marginal}")
         previous = (draws, seconds)
+    shipped, plain, size = storage_cost(args.scenario, args.repeats)
+    print(f"\nreading {args.scenario}'s fitted models (posterior and data), in process: shipped "
+          f"{1000 * shipped:.0f} ms, stored plain {1000 * plain:.0f} ms ({size:.1f}x the "
+          f"bytes); shipped / plain {shipped / plain:.2f}")
     print(f"\nload average at the end: {load()}")
     cache.cleanup()
     store.cleanup()
