@@ -145,7 +145,7 @@ def scenario_cost_paths(dataset: Dataset, inputs: pd.DataFrame, quarters: Sequen
         Year of the unit prices the paths start from (default: the year of the data's latest
         observation).
     point_spread, seed
-        Of the unit-price draws whose medians are the capex.
+        Of the unit-price draws whose medians are the capex (defaults: the fitted basis's).
     chip_prices
         The scenario's ``[chip_prices]`` table (``Scenario.chip_prices``).
     ramp_quarters

@@ -78,18 +78,21 @@ def _column(inputs: pd.DataFrame, name: str) -> np.ndarray:
 def fitted_history(paths: xr.Dataset) -> pd.DataFrame:
     """In-sample posterior medians for fan charts (tidy: metric, key, quarter, value): TAM,
     the five vendors' shares and AWS's three quantities. Model estimates of the past."""
-    quarters = [str(q) for q in paths["quarter"].values]
-    frames = [pd.DataFrame({"metric": "tam", "key": "", "quarter": quarters,
-                            "value": np.median(paths["tam"].values, axis=0)})]
+    quarters = np.array([str(q) for q in paths["quarter"].values], dtype=object)
+    vendors = np.array([str(v) for v in paths["vendor"].values], dtype=object)
     share = np.median(paths["share"].transpose("draw", "quarter", "vendor").values, axis=0)
-    vendors = [str(v) for v in paths["vendor"].values]
-    frames.append(pd.DataFrame({"metric": "share", "key": np.tile(vendors, len(quarters)),
-                                "quarter": np.repeat(quarters, len(vendors)),
-                                "value": share.reshape(-1)}))
-    for metric in ("aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value"):
-        frames.append(pd.DataFrame({"metric": metric, "key": "", "quarter": quarters,
-                                    "value": np.median(paths[metric].values, axis=0)}))
-    return pd.concat(frames, ignore_index=True)
+    alone = ("tam", "aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value")
+    medians = {metric: np.median(paths[metric].values, axis=0) for metric in alone}
+    # One frame built from whole columns (the shares after TAM, as each metric's rows go).
+    order = [("tam", [""], medians["tam"]), ("share", vendors, share.reshape(-1)),
+             *((metric, [""], medians[metric]) for metric in alone[1:])]
+    return pd.DataFrame({
+        "metric": np.concatenate([np.repeat(metric, len(values)) for metric, _, values
+                                  in order]).astype(object),
+        "key": np.concatenate([np.tile(np.asarray(keys, dtype=object), len(quarters))
+                               for _, keys, _ in order]),
+        "quarter": np.concatenate([np.repeat(quarters, len(keys)) for _, keys, _ in order]),
+        "value": np.concatenate([values for _, _, values in order])})
 
 
 def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | None = None,
@@ -129,7 +132,9 @@ def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | No
     # One price per chip: the cost paths' prices and AWS's rental prices fall at M2's rate,
     # on the same posterior samples as the price paths below.
     decay = price.vendor_decay(draws, seed)
-    costs = scenario_costs(dataset, inputs, quarters, seed=seed, **scenario.cost_tables(),
+    # The chips' capex basis (median unit prices) is the one the spend model was fitted on
+    # (scenario_costs' default seed, as historical_costs'), not redrawn with this seed.
+    costs = scenario_costs(dataset, inputs, quarters, **scenario.cost_tables(),
                            price_decay=decay,
                            ramp_quarters=scenario.setting("new_chip_ramp_quarters"),
                            vendors=VENDORS, chips=PRICED_CHIPS, unit_costs=unit_costs)
