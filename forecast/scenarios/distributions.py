@@ -167,7 +167,8 @@ class InputSpec:
     @cached_property
     def _quarter_scores(self) -> tuple[np.ndarray, np.ndarray]:
         """The quarter table with its cumulative probabilities as standard normal scores:
-        ``ndtr(z) < c`` exactly when ``z < ndtri(c)``, so a score needs no ``ndtr``."""
+        ``ndtr(z) < c`` when ``z < ndtri(c)`` (up to the rounding of either, at a boundary no
+        draw lands on), so a score needs no ``ndtr``."""
         indices, cumulative = self._quarter_table
         return indices, ndtri(cumulative)
 

@@ -129,8 +129,7 @@ def support_problem(spec: InputSpec, support: Support) -> str | None:
         return None if spec.is_quarter else "it is a number, not a launch quarter"
     if spec.is_quarter:
         return "it is a launch quarter, not a number"
-    params = tuple(sorted(spec.params.items()))
-    return _distribution_problem(spec.dist, params, support)
+    return _distribution_problem(*_by_value(spec), support)
 
 
 def _distribution_problem(dist: str, params: tuple[tuple[str, float], ...],
@@ -156,6 +155,19 @@ def _distribution_problem(dist: str, params: tuple[tuple[str, float], ...],
 #: The quantiles a support check reads: the ends, the sane range's tails, the spread's.
 _CHECKED_LEVELS = np.array([0.0, TAIL, *SPREAD_QUANTILES, 1.0 - TAIL, 1.0])
 _QUANTILES: dict[tuple[str, tuple[tuple[str, float], ...]], tuple[float, ...]] = {}
+#: Distributions kept at most; a sweep or fuzz run of many scenarios starts the table anew.
+_MAX_KEPT = 4096
+
+
+def _by_value(spec: InputSpec) -> tuple[str, tuple[tuple[str, float], ...]]:
+    """A distribution as its kind and sorted parameters, the key its quantiles are kept by."""
+    return spec.dist, tuple(sorted(spec.params.items()))
+
+
+def _keep(key: tuple[str, tuple[tuple[str, float], ...]], quantiles: tuple[float, ...]) -> None:
+    if len(_QUANTILES) >= _MAX_KEPT:
+        _QUANTILES.clear()
+    _QUANTILES[key] = quantiles
 
 
 def _support_quantiles(dist: str, params: tuple[tuple[str, float], ...]) -> tuple[float, ...]:
@@ -163,19 +175,20 @@ def _support_quantiles(dist: str, params: tuple[tuple[str, float], ...]) -> tupl
     scenario loaded again (every command loads its chain, a sweep or test many times) costs
     its quantiles once."""
     key = (dist, params)
-    if key not in _QUANTILES:
+    found = _QUANTILES.get(key)
+    if found is None:
         spec = InputSpec(name="", dist=dist, params=dict(params))
         with np.errstate(all="ignore"):
-            _QUANTILES[key] = tuple(map(float, spec.quantile(_CHECKED_LEVELS)))
-    return _QUANTILES[key]
+            found = tuple(map(float, spec.quantile(_CHECKED_LEVELS)))
+        _keep(key, found)
+    return found
 
 
 def _support_quantiles_of(specs: list[InputSpec]) -> None:
     """:func:`_support_quantiles` of every beta and PERT input of ``specs``, in one
     :func:`~forecast.scenarios.distributions.beta_quantiles` call (each value the one a call
     of its own gives)."""
-    todo = {(spec.dist, tuple(sorted(spec.params.items()))): spec for spec in specs
-            if spec.beta_form is not None}
+    todo = {_by_value(spec): spec for spec in specs if spec.beta_form is not None}
     todo = {key: spec for key, spec in todo.items() if key not in _QUANTILES}
     if not todo:
         return
@@ -183,7 +196,7 @@ def _support_quantiles_of(specs: list[InputSpec]) -> None:
         quantiles = beta_quantiles(list(todo.values()),
                                    np.tile(_CHECKED_LEVELS, (len(todo), 1)))
     for row, key in enumerate(todo):
-        _QUANTILES[key] = tuple(map(float, quantiles[row]))
+        _keep(key, tuple(map(float, quantiles[row])))
 
 
 def _shown(value: float) -> str:
