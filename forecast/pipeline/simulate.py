@@ -81,18 +81,18 @@ def fitted_history(paths: xr.Dataset) -> pd.DataFrame:
     quarters = np.array([str(q) for q in paths["quarter"].values], dtype=object)
     vendors = np.array([str(v) for v in paths["vendor"].values], dtype=object)
     share = np.median(paths["share"].transpose("draw", "quarter", "vendor").values, axis=0)
-    alone = ("tam", "aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value")
-    medians = {metric: np.median(paths[metric].values, axis=0) for metric in alone}
-    # One frame built from whole columns (the shares after TAM, as each metric's rows go).
-    order = [("tam", [""], medians["tam"]), ("share", vendors, share.reshape(-1)),
-             *((metric, [""], medians[metric]) for metric in alone[1:])]
+    # (metric, keys, medians by quarter then key), in the order the rows go.
+    parts = [("tam", np.array([""], dtype=object), np.median(paths["tam"].values, axis=0)),
+             ("share", vendors, share.reshape(-1))]
+    parts += [(metric, np.array([""], dtype=object), np.median(paths[metric].values, axis=0))
+              for metric in ("aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value")]
+    # One frame from whole columns, not one frame per metric concatenated.
     return pd.DataFrame({
-        "metric": np.concatenate([np.repeat(metric, len(values)) for metric, _, values
-                                  in order]).astype(object),
-        "key": np.concatenate([np.tile(np.asarray(keys, dtype=object), len(quarters))
-                               for _, keys, _ in order]),
-        "quarter": np.concatenate([np.repeat(quarters, len(keys)) for _, keys, _ in order]),
-        "value": np.concatenate([values for _, _, values in order])})
+        "metric": np.concatenate([np.full(len(values), metric, dtype=object)
+                                  for metric, _, values in parts]),
+        "key": np.concatenate([np.tile(keys, len(quarters)) for _, keys, _ in parts]),
+        "quarter": np.concatenate([np.repeat(quarters, len(keys)) for _, keys, _ in parts]),
+        "value": np.concatenate([values for _, _, values in parts])})
 
 
 def simulate(bundle: FitBundle, dataset: Dataset, scenario: Any, draws: int | None = None,

@@ -3,13 +3,19 @@ cost per chip, the long-horizon bounds and their binding report."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
+import xarray as xr
 
 from forecast.data.dataset import load_dataset
+from forecast.economics import cost_paths
+from forecast.economics.chip_costs import historical_costs
 from forecast.economics.throughput import dense_tflops_for
 from forecast.pipeline.runner import run_scenario
+from forecast.pipeline.simulate import fitted_history
 from forecast.scenarios import load_scenario
 
 
@@ -110,3 +116,41 @@ def test_the_published_stack_holds_the_rivals_positions_on_its_share_of_paths(
         np.log(mine[~held, 0, 1] / mine[~held, 0, 0]))
     assert abs(last - first) < abs(moved)
     np.testing.assert_allclose(stacked.data["tam"].values, spend.sum(axis=2), rtol=1e-12)
+
+
+def test_the_history_is_each_metrics_median_over_the_in_sample_paths() -> None:
+    rng = np.random.default_rng(2)
+    quarters, vendors = ["2024Q4", "2025Q1", "2025Q2"], ["nvidia", "amd"]
+    dims = ("draw", "quarter")
+    paths = xr.Dataset(
+        {name: (dims, rng.lognormal(size=(7, 3))) for name in (
+            "tam", "aws_spend_at_cost", "aws_rental_revenue", "aws_merchant_value")}
+        | {"share": (("draw", "vendor", "quarter"), rng.uniform(size=(7, 2, 3)))},
+        coords={"draw": np.arange(7), "quarter": quarters, "vendor": vendors})
+    history = fitted_history(paths)
+    assert list(history.columns) == ["metric", "key", "quarter", "value"]
+    assert len(history) == 4 * 3 + 2 * 3
+    for row in history.itertuples():
+        values = paths[row.metric].sel(quarter=row.quarter)
+        if row.metric == "share":
+            values = values.sel(vendor=row.key)
+        else:
+            assert row.key == ""
+        assert row.value == np.median(values.values)
+
+
+def test_a_forecast_prices_chips_on_the_fitted_capex_basis_whatever_its_seed(
+        shipped_store, monkeypatch) -> None:
+    # The spend model's cost gaps are fitted on historical_costs' basis; the forecast's cost
+    # paths must price the same chips on it, not on unit prices redrawn with its own seed.
+    fitted_seed = inspect.signature(historical_costs).parameters["seed"].default
+    seeds = []
+    priced = cost_paths.chip_capex
+
+    def recording(*args, **kwargs):
+        seeds.append(kwargs["seed"])
+        return priced(*args, **kwargs)
+
+    monkeypatch.setattr(cost_paths, "chip_capex", recording)
+    run_scenario("base", draws=50, seed=fitted_seed + 7, root=shipped_store)
+    assert seeds and set(seeds) == {fitted_seed}
