@@ -1,4 +1,8 @@
-"""The command line as a user meets it: exit codes, one-line errors, no tracebacks."""
+"""The command line as a user meets it: exit codes, one-line errors, no tracebacks.
+
+Commands run in this process (``cli.main``, the ``run_cli`` fixture); a subprocess only where
+the process itself is under test (its imports, its exit on an internal error, its output
+streams)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -18,11 +23,6 @@ import cli
 from forecast.data.dataset import DEFAULT_DATA_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
 
 
 def edit_cell(path: Path, line: int, column: str, value: str) -> None:
@@ -33,18 +33,18 @@ def edit_cell(path: Path, line: int, column: str, value: str) -> None:
         csv.writer(handle, lineterminator="\n").writerows(rows)
 
 
-def assert_clean_failure(result: subprocess.CompletedProcess) -> None:
+def assert_clean_failure(result: Any) -> None:
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
 
 
-def test_data_validate_passes_on_shipped_data():
+def test_data_validate_passes_on_shipped_data(run_cli):
     result = run_cli("data", "validate")
     assert result.returncode == 0, result.stderr
     assert "all files valid" in result.stdout
 
 
-def test_data_validate_reports_all_four_problems(tmp_path):
+def test_data_validate_reports_all_four_problems(run_cli, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(DEFAULT_DATA_DIR, data)
     edit_cell(data / "gpu_rental_prices.csv", 2, "usd_per_chip_hour", "-4.10")
@@ -64,7 +64,7 @@ def test_data_validate_reports_all_four_problems(tmp_path):
     assert lines[-1] == "4 problem(s) found"
 
 
-def test_scenarios_list_and_show():
+def test_scenarios_list_and_show(run_cli):
     listed = run_cli("scenarios", "list")
     assert listed.returncode == 0
     assert {"base", "bull", "bear"} <= {line.split()[0] for line in listed.stdout.splitlines()}
@@ -78,7 +78,7 @@ def test_scenarios_list_and_show():
         assert needle in shown.stdout
 
 
-def test_scenarios_validate_all_shipped():
+def test_scenarios_validate_all_shipped(run_cli):
     result = run_cli("scenarios", "validate")
     assert result.returncode == 0, result.stderr
     assert result.stdout.count(": valid") == 3
@@ -97,7 +97,7 @@ def test_scenarios_validate_all_shipped():
          "lower"),
     ],
 )
-def test_scenarios_validate_rejects_a_bad_file_in_one_line(tmp_path, body, message):
+def test_scenarios_validate_rejects_a_bad_file_in_one_line(run_cli, tmp_path, body, message):
     path = tmp_path / "bad.toml"
     path.write_text(body)
     result = run_cli("scenarios", "validate", str(path))
@@ -106,13 +106,13 @@ def test_scenarios_validate_rejects_a_bad_file_in_one_line(tmp_path, body, messa
     assert message in result.stderr
 
 
-def test_scenario_name_outside_the_directory_is_refused():
+def test_scenario_name_outside_the_directory_is_refused(run_cli):
     result = run_cli("scenarios", "show", "../../etc/passwd")
     assert_clean_failure(result)
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_economics_lists_the_key_chips_with_price_sources():
+def test_economics_lists_the_key_chips_with_price_sources(run_cli):
     result = run_cli("economics")
     assert result.returncode == 0, result.stderr
     rows = {line.split()[0]: line for line in result.stdout.splitlines()[2:] if line.strip()}
@@ -123,20 +123,20 @@ def test_economics_lists_the_key_chips_with_price_sources():
     assert "fp8" in rows["Trainium3"]
 
 
-def test_economics_bf16_and_bad_precision():
+def test_economics_bf16_and_bad_precision(run_cli):
     assert run_cli("economics", "--precision", "bf16").returncode == 0
     result = run_cli("economics", "--precision", "fp16")
     assert_clean_failure(result)
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_unknown_command_is_one_line():
+def test_unknown_command_is_one_line(run_cli):
     result = run_cli("frobnicate")
     assert_clean_failure(result)
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_diffusion_rejects_a_bad_csv_in_one_line(tmp_path):
+def test_diffusion_rejects_a_bad_csv_in_one_line(run_cli, tmp_path):
     path = tmp_path / "units.csv"
     path.write_text("period,value\n2024Q1,5\n2024Q2,-1\n")
     result = run_cli("diffusion", str(path))

@@ -1,7 +1,10 @@
 """End to end: stored fits, `cli.py forecast`, theses, files, bad input, no PyMC on the path.
 
 Every CLI call reads the shipped fit through an empty fit store (``shipped_store`` in
-conftest) given as ``--artifacts``.
+conftest) given as ``--artifacts``. Commands run in this process (``cli.main``); a
+subprocess only where the process itself is under test: its imports, its file-size limit,
+a full standard output, and files byte-identical across two interpreters (their string
+hashes differ).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ import resource
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +32,16 @@ def store(shipped_store) -> Path:
     return shipped_store
 
 
-def forecast(store: Path, *args: str) -> subprocess.CompletedProcess:
+@pytest.fixture
+def forecast(run_cli, store) -> Callable[..., Any]:
+    """``cli.py forecast`` at 400 draws on the shipped fit, in this process."""
+    def run(*args: str) -> Any:
+        return run_cli("forecast", "--artifacts", store, "--draws", "400", *args)
+
+    return run
+
+
+def forecast_in_a_new_process(store: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "cli.py"), "forecast", "--artifacts",
                            str(store), "--draws", "400", *args], capture_output=True,
                           text=True, cwd=ROOT, timeout=300)
@@ -45,8 +59,8 @@ def test_one_fit_shares_the_price_model_across_scenarios():
 
 
 @pytest.mark.parametrize("name", ["bull", "base", "bear"])
-def test_forecast_table_for_each_scenario(store, name):
-    result = forecast(store, "--scenario", name)
+def test_forecast_table_for_each_scenario(forecast, name):
+    result = forecast("--scenario", name)
     assert result.returncode == 0, result.stderr
     for needle in ("tam (USD billions)", "share (fraction of spend)",
                    "nvidia_share_2030_at_most_70pct: P =", "+-",
@@ -59,8 +73,8 @@ def test_forecast_table_for_each_scenario(store, name):
     assert "aws_revenue_topdown" not in result.stdout
 
 
-def test_json_output_has_the_promised_fields(store):
-    result = forecast(store, "--scenario", "base", "--format", "json", "--seed", "5")
+def test_json_output_has_the_promised_fields(forecast):
+    result = forecast("--scenario", "base", "--format", "json", "--seed", "5")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert {"scenario", "fit_id", "draws", "seed", "quantiles", "theses"} <= set(summary)
@@ -83,10 +97,10 @@ def test_json_output_has_the_promised_fields(store):
     assert generations == {f"Trainium{k}" for k in range(1, 6)}
 
 
-def test_aws_spend_median_is_ordered_bull_base_bear(store):
+def test_aws_spend_median_is_ordered_bull_base_bear(forecast):
     medians = {}
     for name in ("bull", "base", "bear"):
-        result = forecast(store, "--scenario", name, "--format", "json")
+        result = forecast("--scenario", name, "--format", "json")
         rows = json.loads(result.stdout)["quantiles"]
         (row,) = [r for r in rows if r["metric"] == "aws_spend_at_cost"
                   and r["period"] == "2030"]
@@ -94,10 +108,11 @@ def test_aws_spend_median_is_ordered_bull_base_bear(store):
     assert medians["bull"] >= medians["base"] >= medians["bear"], medians
 
 
-def test_same_seed_gives_byte_identical_files(store, tmp_path):
-    for out in ("a", "b"):
-        result = forecast(store, "--scenario", "bull", "--seed", "3", "--out",
-                          str(tmp_path / out))
+def test_same_seed_gives_byte_identical_files(forecast, store, tmp_path):
+    # One run here, one in a new interpreter: nothing may hang on the process's hash seed.
+    args = ("--scenario", "bull", "--seed", "3", "--out")
+    for result in (forecast(*args, str(tmp_path / "a")),
+                   forecast_in_a_new_process(store, *args, str(tmp_path / "b"))):
         assert result.returncode == 0, result.stderr
     files_a = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert any(name.endswith(".png") for name in files_a)
@@ -114,18 +129,18 @@ def test_same_seed_gives_byte_identical_files(store, tmp_path):
         (("--scenario", "base", "--draws", "0"), "draws"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(store, args, message):
-    result = forecast(store, *args)
+def test_bad_input_is_one_line_and_exit_2(forecast, args, message):
+    result = forecast(*args)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("[")]
     assert len(lines) == 1 and message in lines[0]
 
 
-def test_unwritable_out_writes_nothing(store, tmp_path):
+def test_unwritable_out_writes_nothing(forecast, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    result = forecast(store, "--scenario", "base", "--out", str(blocker / "sub"))
+    result = forecast("--scenario", "base", "--out", str(blocker / "sub"))
     assert result.returncode == 2
     assert result.stderr == (f"error: cli.py forecast: argument --out: {blocker / 'sub'}: not "
                              f"a directory ({blocker} is a file)\n")
@@ -178,11 +193,11 @@ def test_forecast_path_never_imports_pymc(store):
     assert "LOADED []" in result.stdout
 
 
-def test_csv_and_files_carry_the_aws_quantities_with_their_units(store, tmp_path):
+def test_csv_and_files_carry_the_aws_quantities_with_their_units(forecast, tmp_path):
     import csv
     import io
 
-    result = forecast(store, "--scenario", "base", "--format", "csv", "--out",
+    result = forecast("--scenario", "base", "--format", "csv", "--out",
                       str(tmp_path))
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
@@ -200,8 +215,8 @@ def test_csv_and_files_carry_the_aws_quantities_with_their_units(store, tmp_path
         row["metric"] for row in summary["quantiles"]}
 
 
-def test_compare_puts_scenarios_side_by_side(store):
-    result = forecast(store, "--compare", "bull", "base", "bear")
+def test_compare_puts_scenarios_side_by_side(forecast):
+    result = forecast("--compare", "bull", "base", "bear")
     assert result.returncode == 0, result.stderr
     header = next(line for line in result.stdout.splitlines() if "bull" in line)
     assert header.index("bull") < header.index("base") < header.index("bear")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -49,16 +47,13 @@ def test_check_command_prints_coverage_and_pareto_k_in_process(shipped_store: Pa
 
 # Validation tier: compiling the spend model's pointwise log likelihood dominates this check.
 @pytest.mark.validation
-def test_check_command_prints_coverage_and_pareto_k(shipped_store: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "cli.py", "check", "spend", "--scenario", "base",
-         "--artifacts", str(shipped_store)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+def test_check_command_prints_coverage_and_pareto_k(run_cli, shipped_store: Path) -> None:
+    done = run_cli("check", "spend", "--scenario", "base", "--artifacts", shipped_store)
     assert done.returncode == 0, done.stderr
     assert "coverage_50" in done.stdout and "coverage_90" in done.stdout
     assert "PSIS-LOO" in done.stdout and "Pareto k" in done.stdout
 
 
-def test_check_rejects_an_unknown_model() -> None:
-    done = subprocess.run([sys.executable, "cli.py", "check", "weather"], cwd=ROOT,
-                          capture_output=True, text=True)
+def test_check_rejects_an_unknown_model(run_cli) -> None:
+    done = run_cli("check", "weather")
     assert done.returncode == 2 and "invalid choice" in done.stderr

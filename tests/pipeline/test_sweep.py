@@ -3,8 +3,6 @@ single ``simulate`` runs, serial equal to Dask, and the command's files."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -144,14 +142,12 @@ def test_sweep_on_a_local_cluster_equals_the_serial_sweep(shipped_store) -> None
 
 
 @pytest.mark.slow
-def test_cli_sweep_writes_the_table_and_the_heat_map(shipped_store, tmp_path) -> None:
+def test_cli_sweep_writes_the_table_and_the_heat_map(run_cli, shipped_store, tmp_path) -> None:
     out = tmp_path / "out"
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), "sweep", "--artifacts", str(shipped_store),
-         "--vary", "mfu_aws=0.2:0.4:3", "--vary", "trainium4_launch_quarter=2026Q4:2027Q4:3",
-         "--draws", "200", "--seeds", "2", "--thesis", "aws_rental_run_rate_50b_by_2030",
-         "--workers", "0", "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, timeout=300)
+    result = run_cli(
+        "sweep", "--artifacts", shipped_store, "--vary", "mfu_aws=0.2:0.4:3", "--vary",
+        "trainium4_launch_quarter=2026Q4:2027Q4:3", "--draws", "200", "--seeds", "2",
+        "--thesis", "aws_rental_run_rate_50b_by_2030", "--workers", "0", "--out", out)
     assert result.returncode == 0, result.stderr
     assert "P(aws_rental_run_rate_50b_by_2030)" in result.stdout
     table = pd.read_parquet(out / "sweep_base.parquet")

@@ -74,18 +74,12 @@ def test_theses_lines_give_the_first_year_distribution() -> None:
 
 
 @pytest.mark.slow
-def test_cli_compare_lists_every_thesis_of_the_shipped_scenarios(shipped_store) -> None:
-    import subprocess
-    import sys
-    from pathlib import Path
-
+def test_cli_compare_lists_every_thesis_of_the_shipped_scenarios(run_cli,
+                                                                  shipped_store) -> None:
     from forecast.scenarios import load_scenario
 
-    root = Path(__file__).resolve().parents[2]
-    result = subprocess.run([sys.executable, str(root / "cli.py"), "forecast", "--compare",
-                             "bull", "base", "bear", "--draws", "400", "--artifacts",
-                             str(shipped_store)], capture_output=True, text=True, cwd=root,
-                            timeout=600)
+    result = run_cli("forecast", "--compare", "bull", "base", "bear", "--draws", "400",
+                     "--artifacts", shipped_store)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     start = lines.index("thesis probabilities by scenario")

@@ -5,8 +5,6 @@ fit store, the command end to end."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -141,14 +139,12 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys, tmp_path) -> No
 
 
 @pytest.mark.slow
-def test_cli_believe_on_the_fit_store_reproduces_the_api(shipped_store) -> None:
+def test_cli_believe_on_the_fit_store_reproduces_the_api(run_cli, shipped_store) -> None:
     from forecast.pipeline.believe_run import belief_summary, run_believe
 
-    command = [sys.executable, str(ROOT / "cli.py"), "believe", "trainium3_half_cost",
-               "--scenario", "bear", "--draws", "400", "--seed", "3", "--artifacts",
-               str(shipped_store)]
-    result = subprocess.run([*command, "--format", "json"], capture_output=True, text=True,
-                            cwd=ROOT, timeout=600)
+    command = ["believe", "trainium3_half_cost", "--scenario", "bear", "--draws", "400",
+               "--seed", "3", "--artifacts", shipped_store]
+    result = run_cli(*command, "--format", "json")
     assert result.returncode == 0, result.stderr
     shown = json.loads(result.stdout)
     api = belief_summary(run_believe("trainium3_half_cost", "bear", draws=400, seed=3,
@@ -156,7 +152,7 @@ def test_cli_believe_on_the_fit_store_reproduces_the_api(shipped_store) -> None:
     assert shown == json.loads(json.dumps(api, default=str))
     # The thesis metric is a cost ratio: the scenario's prices and utilisations decide it.
     assert shown["decided_by"] == "inputs"
-    table = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    table = run_cli(*command)
     assert table.returncode == 0, table.stderr
     assert f"P = {shown['probability']:.3f}" in table.stdout
 

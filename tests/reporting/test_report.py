@@ -12,9 +12,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -306,11 +307,9 @@ def test_cli_report_bad_input_fails_fast(args, capsys, tmp_path, monkeypatch):
     assert not (tmp_path / "out").exists()
 
 
-def _build_report(out: Path, store: Path) -> Path:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), "report", "--scenario", "bull", "--out",
-         str(out), "--artifacts", str(store), "--draws", str(DRAWS)],
-        capture_output=True, text=True, cwd=ROOT, timeout=600)
+def _build_report(run_cli: Callable[..., Any], out: Path, store: Path) -> Path:
+    result = run_cli("report", "--scenario", "bull", "--out", out, "--artifacts", store,
+                     "--draws", DRAWS)
     assert result.returncode == 0, result.stderr
     assert f"wrote {out / 'report_bull.html'}" in result.stdout
     return out
@@ -320,8 +319,8 @@ def _build_report(out: Path, store: Path) -> Path:
 # worker (pytest-xdist spreads a module's tests over its workers). The browser comes last:
 # without chromium (outside CI) the test skips there, after the other checks.
 @pytest.mark.slow
-def test_the_built_report(shipped_store, tmp_path):
-    built = _build_report(tmp_path / "report", shipped_store)
+def test_the_built_report(run_cli, shipped_store, tmp_path):
+    built = _build_report(run_cli, tmp_path / "report", shipped_store)
     every_image_is_non_empty(built)
     report_numbers_equal_the_python_api(built, shipped_store)
     renders_in_headless_chromium(built, tmp_path)
