@@ -56,6 +56,10 @@ def period_index(period: str | pd.Period | pd.Timestamp) -> int:
             raise ForecastError("quarter must be a date, got NaT")
         return period.year * 4 + (period.month - 1) // 3
     if isinstance(period, str):
+        # A calendar label (the common case) needs no pandas parse.
+        match = QUARTER_PATTERN.match(period.strip())
+        if match is not None:
+            return int(match.group(1)) * 4 + int(match.group(2)) - 1
         try:
             period = pd.Period(period.strip(), freq="Q-DEC")
         except ValueError:

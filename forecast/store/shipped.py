@@ -228,15 +228,31 @@ def published_backtests() -> dict[str, dict[str, Any]]:
         return {}
     current, found = model_versions(), {}
     for path in sorted((directory / BACKTESTS).glob("*.json")):
-        try:
-            report = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
+        report = _read_backtest(path)
         versions = report.get("model_versions") if isinstance(report, dict) else None
         if isinstance(versions, dict) and versions and all(
                 current.get(name) == version for name, version in versions.items()):
             found[path.stem] = report
     return found
+
+
+#: Parsed backtest files by their bytes: every simulate reads the stack's weight, and
+#: reading a file is cheap where parsing it is not. Shared: callers read the reports, never
+#: change them.
+_PARSED: dict[bytes, Any] = {}
+
+
+def _read_backtest(path: Path) -> Any:
+    """A backtest file's JSON, or None when it cannot be read or parsed."""
+    try:
+        content = path.read_bytes()
+        if content not in _PARSED:
+            if len(_PARSED) > 64:  # republished many times in one process
+                _PARSED.clear()
+            _PARSED[content] = json.loads(content)
+    except (OSError, ValueError):
+        return None
+    return _PARSED[content]
 
 
 def published_stack_weight() -> float | None:

@@ -201,6 +201,22 @@ def test_only_backtests_of_this_codes_model_versions_annotate_a_forecast(tmp_pat
     assert shipped.published_backtests() == {}
 
 
+def test_a_republished_backtest_is_read_anew_in_the_same_process(tmp_path,
+                                                                 monkeypatch) -> None:
+    target = tmp_path / "fit"
+    (target / shipped.BACKTESTS).mkdir(parents=True)
+    shutil.copy(shipped.shipped_dir() / integrity.HEADER_FILE, target)
+    monkeypatch.setenv(shipped.SHIPPED_ENV, str(target))
+    share = target / shipped.BACKTESTS / "share.json"
+    versions = {"spend": shipped.model_versions()["spend"]}
+    for weight in (0.3, 0.6, 0.3):  # the same size each time, written within milliseconds
+        share.write_text(json.dumps({"model_versions": versions,
+                                     "weights": {"forecast": weight}}))
+        assert shipped.published_stack_weight() == weight
+    share.write_text("{damaged")
+    assert shipped.published_stack_weight() is None
+
+
 def test_a_forecast_says_where_the_published_backtests_found_a_baseline_better(
         shipped_copy, tmp_path, capsys) -> None:
     backtests = shipped_copy / shipped.BACKTESTS
