@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,22 +38,6 @@ from forecast.models.price import (
 SERIES_KEY = ["chip", "provider_or_index", "pricing_type"]
 BAYES = "bayesian"
 RANDOM_WALK = "random walk + drift"
-
-
-@dataclass(frozen=True)
-class PriceBacktest:
-    """Scores per model and the observation-level detail behind them.
-
-    ``scored`` is the harness's tidy frame (every shared score per model and observation),
-    ``summary`` its JSON-shaped summary (:func:`forecast.evaluation.harness.summarize_scores`).
-    """
-
-    scores: pd.DataFrame
-    detail: pd.DataFrame
-    cutoff: pd.Timestamp
-    n_excluded: int
-    scored: pd.DataFrame = field(default_factory=pd.DataFrame)
-    summary: dict[str, Any] = field(default_factory=dict)
 
 
 def _last_prices(train: pd.DataFrame, classes: Mapping[str, str]
@@ -219,57 +203,6 @@ class PriceActuals:
         prices = test["usd_per_chip_hour"].to_numpy(dtype=float)
         return {(row, int(h)): float(prices[row])
                 for row, h in enumerate(price_horizons(test, origin))}
-
-
-def backtest_price(dataset: Dataset, cutoff: str = "2024-07-01", draws: int = 2000,
-                   seed: int = 0, sampler: dict[str, Any] | None = None, *,
-                   map_fn: harness.MapFn = map) -> PriceBacktest:
-    """Fit before ``cutoff``, forecast the observations after it, score against the baseline.
-
-    Parameters
-    ----------
-    dataset
-        The full dataset.
-    cutoff
-        The origin: the model and baseline see the prices dated on or before it.
-    draws, seed
-        Samples per observation and the seed of both forecasters.
-    sampler
-        Overrides of the price model's sampler settings.
-    map_fn
-        Runs the harness tasks (see :func:`forecast.evaluation.harness.run_backtest`).
-
-    Returns
-    -------
-    PriceBacktest
-        ``scores``: per model, observations, ``crps_log``, ``coverage_80``, ``coverage_95``;
-        ``detail``: the scored rows with model, crps_log, covered_80 and the median forecast.
-    """
-    cut = pd.Timestamp(cutoff)
-    forecasters = {BAYES: PriceModelForecast(dataset, sampler, draws, seed),
-                   RANDOM_WALK: RandomWalkForecast(dataset, draws, seed)}
-    scored = harness.run_backtest(forecasters, [cut], PriceActuals(dataset), map_fn=map_fn,
-                                  common_cells=True, catch=False)
-    test = later_prices(dataset, cut)
-    rows, detail = [], []
-    for name in forecasters:
-        mine = scored[scored["forecaster"] == name]
-        rows.append({"model": name, "observations": len(mine),
-                     "crps_log": mine["log_crps"].mean(), "coverage_80": mine["in_80"].mean(),
-                     "coverage_95": mine["in_95"].mean()})
-        detail.append(test.iloc[mine["key"].astype(int)].reset_index(drop=True).assign(
-            model=name, crps_log=mine["log_crps"].to_numpy(),
-            covered_80=mine["in_80"].to_numpy(), median=mine["median"].to_numpy()))
-    later = dataset.rental_prices[dataset.rental_prices["date"] > cut]
-    n_scored = int(rows[0]["observations"])
-    return PriceBacktest(
-        scores=pd.DataFrame(rows),
-        detail=pd.concat(detail, ignore_index=True),
-        cutoff=cut,
-        n_excluded=int(len(test) - n_scored) + int(len(later) - len(test)),
-        scored=scored,
-        summary=harness.summarize_scores(scored),
-    )
 
 
 # --------------------------------------------------------------------------- rolling origins

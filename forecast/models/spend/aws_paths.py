@@ -9,7 +9,7 @@ obeys the model's identities:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,6 @@ import pandas as pd
 from forecast.core.calendar import quarter_index
 from forecast.core.errors import ForecastError
 from forecast.models.spend.fleet_math import (
-    HOURS_PER_QUARTER,
     average_fleet,
     chip_hour_prices,
     fleet_stock,
@@ -207,24 +206,3 @@ def cap_utilisation(capacity_revenue: np.ndarray, utilisation: Any, ceiling: Any
     with np.errstate(divide="ignore", invalid="ignore"):
         room = np.where(capacity_revenue > 0, limit / capacity_revenue, np.inf)
     return np.minimum(base, room)
-
-
-def consistency_errors(paths: Mapping[str, np.ndarray], start_fleet: np.ndarray
-                       ) -> dict[str, float]:
-    """Largest relative breach of each identity in ``paths`` (all ~0 for sound paths).
-
-    ``spend``: shipments x unit cost against spend; ``fleet``: the stock recursion from
-    ``start_fleet`` (draw, generation); ``revenue``: fleet x hours x utilisation x price.
-    """
-    shipped, fleet = paths["shipments"], paths["fleet"]
-    cost = (shipped * paths["unit_cost"][:, None, :]).sum(axis=2) / 1e9
-    spend = np.max(np.abs(cost / paths["spend_at_cost"] - 1.0))
-    previous = np.concatenate([start_fleet[:, None, :], fleet[:, :-1, :]], axis=1)
-    expected = previous * paths["survival"][:, None, None] + shipped
-    stock = np.max(np.abs(fleet - expected) / np.maximum(expected, 1.0))
-    mean_fleet = 0.5 * (previous + fleet)
-    billed = (mean_fleet * HOURS_PER_QUARTER * paths["chip_hour_price"]).sum(axis=2)
-    revenue = billed * paths["billed_utilisation"] / 1e9
-    gap = np.max(np.abs(revenue - paths["rental_revenue"])
-                 / np.maximum(paths["rental_revenue"], 1e-12))
-    return {"spend": float(spend), "fleet": float(stock), "revenue": float(gap)}

@@ -114,14 +114,6 @@ def damped_trend_filter(y: Sequence[Any], obs_sd: Sequence[Any], params: TrendPa
     return FilteredState(level, growth, p_ll, p_lg, p_gg, logp)
 
 
-def expected_level(level: Any, growth: Any, phi: Any, g_star: Any, horizon: int) -> Any:
-    """Expected log level ``horizon`` quarters after a state (level, growth).
-
-    ``L + H g* + (g - g*) phi (1 - phi^H) / (1 - phi)``: the growth gap decays geometrically.
-    """
-    return level + horizon * g_star + (growth - g_star) * phi * (1.0 - phi**horizon) / (1.0 - phi)
-
-
 def log_sum_moments(known: Any, state: FilteredState, params: TrendParams, horizon: int,
                     xp: Any = np, shock_scale: float = SHOCK_SCALE_BETA / (SHOCK_SCALE_ALPHA - 1.0)
                     ) -> tuple[Any, Any]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from forecast.models.spend.aws_paths import aws_silicon_paths, consistency_errors
+from forecast.models.spend.aws_paths import aws_silicon_paths
+from forecast.models.spend.fleet_math import HOURS_PER_QUARTER
 
 GENERATIONS = pd.DataFrame({"generation": ["Trainium1", "Trainium2", "Trainium3"],
                             "ramp_midpoint": [8091.0, 8102.0, 8106.0],
@@ -21,6 +22,27 @@ def _params(n: int, rng: np.random.Generator) -> dict[str, object]:
             "unit_cost": rng.uniform(3000, 30000, (n, 3)),
             "fleet_end": rng.uniform(1e5, 1e6, (n, 3)), "generations": GENERATIONS,
             "data_end": "2025Q3"}
+
+
+def consistency_errors(paths: dict[str, np.ndarray], start_fleet: np.ndarray
+                       ) -> dict[str, float]:
+    """Largest relative breach of each identity in ``paths`` (all ~0 for sound paths).
+
+    ``spend``: shipments x unit cost against spend; ``fleet``: the stock recursion from
+    ``start_fleet`` (draw, generation); ``revenue``: fleet x hours x utilisation x price.
+    """
+    shipped, fleet = paths["shipments"], paths["fleet"]
+    cost = (shipped * paths["unit_cost"][:, None, :]).sum(axis=2) / 1e9
+    spend = np.max(np.abs(cost / paths["spend_at_cost"] - 1.0))
+    previous = np.concatenate([start_fleet[:, None, :], fleet[:, :-1, :]], axis=1)
+    expected = previous * paths["survival"][:, None, None] + shipped
+    stock = np.max(np.abs(fleet - expected) / np.maximum(expected, 1.0))
+    mean_fleet = 0.5 * (previous + fleet)
+    billed = (mean_fleet * HOURS_PER_QUARTER * paths["chip_hour_price"]).sum(axis=2)
+    revenue = billed * paths["billed_utilisation"] / 1e9
+    gap = np.max(np.abs(revenue - paths["rental_revenue"])
+                 / np.maximum(paths["rental_revenue"], 1e-12))
+    return {"spend": float(spend), "fleet": float(stock), "revenue": float(gap)}
 
 
 def test_paths_keep_the_fleets_identities() -> None:

@@ -12,7 +12,6 @@ from scipy.stats import multivariate_normal
 from forecast.models.spend.trend import (
     TrendParams,
     damped_trend_filter,
-    expected_level,
     growth_filter,
     simulate_trend,
 )
@@ -65,6 +64,15 @@ def test_both_filters_give_the_dense_likelihood_and_the_same_last_state(jumps: b
                          (one.cov_level_growth, full.cov_level_growth),
                          (one.var_growth, full.var_growth)]:
         assert mine == pytest.approx(theirs, rel=1e-6)
+
+
+def expected_level(level: float, growth: float, phi: float, g_star: float,
+                   horizon: int) -> float:
+    """The reference: expected log level ``horizon`` quarters after a state (level, growth).
+
+    ``L + H g* + (g - g*) phi (1 - phi^H) / (1 - phi)``: the growth gap decays geometrically.
+    """
+    return level + horizon * g_star + (growth - g_star) * phi * (1.0 - phi**horizon) / (1.0 - phi)
 
 
 def test_the_simulated_mean_is_the_expected_level() -> None:
