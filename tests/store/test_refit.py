@@ -59,6 +59,7 @@ def split(tmp_path) -> tuple[Path, Path]:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
+    """In a new process: the refit lock is held by this one."""
     return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True,
                           text=True, cwd=ROOT, timeout=600)
 
@@ -110,7 +111,7 @@ def test_drop_with_new_quarter_publishes_fit_and_revision_report(store, split, c
     assert result.bundle.fit_id in out and "| tam:2030 |" in out
 
 
-def test_corrupt_drop_is_rejected_and_nothing_changes(store, split, tmp_path):
+def test_corrupt_drop_is_rejected_and_nothing_changes(run_cli, store, split, tmp_path):
     base, drop = split
     lines = drop.read_text().splitlines()
     header, fields = next(csv.reader([lines[0]])), next(csv.reader([lines[2]]))
@@ -122,7 +123,7 @@ def test_corrupt_drop_is_rejected_and_nothing_changes(store, split, tmp_path):
         handle.write(lines[0] + "\n" + lines[1] + "\n")
         csv.writer(handle, lineterminator="\n").writerow(fields)
     before = _fit_dirs(store)
-    result = _cli("refit", "--drop", str(bad), "--data", str(base), "--artifacts", str(store))
+    result = run_cli("refit", "--drop", bad, "--data", base, "--artifacts", store)
     assert result.returncode == 2
     assert f"{bad}:3:revenue_usd_billions" in result.stderr
     assert "Traceback" not in result.stderr
@@ -157,15 +158,15 @@ def test_second_refit_is_refused_while_one_runs(store):
     assert len(list_fits(store)) == 1
 
 
-def test_gated_fit_is_recorded_and_never_used(store):
+def test_gated_fit_is_recorded_and_never_used(run_cli, store):
     (previous,) = _fit_dirs(store)
-    result = _cli("refit", "--scenario", "base", "--min-ess", "1000000", "--report-draws",
-                  "300", "--artifacts", str(store))
+    result = run_cli("refit", "--scenario", "base", "--min-ess", "1000000", "--report-draws",
+                     "300", "--artifacts", store)
     assert result.returncode == 3, result.stderr
     assert "gated" in result.stdout
     (gated,) = [name for name in _fit_dirs(store) if name != previous]
     assert {row["fit_id"]: row["status"] for row in Registry(store).fits()} == {
         previous: "published", gated: "gated"}
     assert run_scenario("base", root=store, draws=200).fit_id == previous
-    refused = _cli("forecast", "--fit", gated, "--artifacts", str(store))
+    refused = run_cli("forecast", "--fit", gated, "--artifacts", store)
     assert refused.returncode == 2 and "gated" in refused.stderr
