@@ -185,24 +185,54 @@ def _load_arrays(path: Path) -> dict[str, np.ndarray]:
         return {name: stored[name] for name in stored.files}
 
 
-def _read_checked(entry: Path, key: str) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
-    """The tables and metadata of an entry; raises on any mismatch with its manifest."""
+def _checked_manifest(entry: Path, key: str) -> dict[str, Any]:
+    """An entry's manifest, its files checked against it; raises on any mismatch."""
     manifest_path = entry / MANIFEST
     if manifest_path.is_symlink() or manifest_path.stat().st_size > _MAX_MANIFEST_BYTES:
         raise ValueError("not a manifest of this cache")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     if manifest.get("format") != CACHE_FORMAT or manifest.get("key") != key:
         raise ValueError("manifest of another key or format")
-    layouts, checksums = manifest["tables"], manifest["files"]
-    if set(checksums) != {f"{name}.npz" for name in layouts}:
+    checksums = manifest["files"]
+    if set(checksums) != {f"{name}.npz" for name in manifest["tables"]}:
         raise ValueError("manifest lists other files than its tables")
-    tables = {}
-    for name, layout in layouts.items():
+    for name in manifest["tables"]:
         path = entry / f"{name}.npz"
         if path.is_symlink() or _sha256(path) != checksums[f"{name}.npz"]:
             raise ValueError(f"checksum of {name}.npz differs from the manifest")
-        tables[name] = decode_frame(layout, _load_arrays(path))
+    return manifest
+
+
+def _read_checked(entry: Path, key: str) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+    """The tables and metadata of an entry; raises on any mismatch with its manifest."""
+    manifest = _checked_manifest(entry, key)
+    tables = {name: decode_frame(layout, _load_arrays(entry / f"{name}.npz"))
+              for name, layout in manifest["tables"].items()}
     return tables, manifest["meta"]
+
+
+def _entry(cache: Path | None, key: str) -> Path | None:
+    if cache is None:
+        return None
+    entry = entry_dir(cache, key)
+    return entry if entry.exists() or entry.is_symlink() else None
+
+
+def sound_manifest(cache: Path | None, key: str) -> dict[str, Any] | None:
+    """The manifest of ``key``'s entry when the entry exists and passes every check of
+    :func:`read_entry` but the decoding of its tables; None otherwise (an entry that fails
+    is deleted, as there)."""
+    entry = _entry(cache, key)
+    if entry is None:
+        return None
+    try:
+        manifest = _checked_manifest(entry, key)
+    except Exception:  # noqa: BLE001 - partial, corrupt or foreign: delete and rebuild it
+        _discard(entry)
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(entry / MANIFEST)  # most recently used: pruned last
+    return manifest
 
 
 def read_entry(cache: Path | None, key: str) -> tuple[dict[str, pd.DataFrame], dict] | None:
@@ -220,10 +250,8 @@ def read_entry(cache: Path | None, key: str) -> tuple[dict[str, pd.DataFrame], d
     (dict of str to pandas.DataFrame, dict) or None
         None when there is no entry, or it failed a check (it is then deleted).
     """
-    if cache is None:
-        return None
-    entry = entry_dir(cache, key)
-    if not entry.exists() and not entry.is_symlink():
+    entry = _entry(cache, key)
+    if entry is None:
         return None
     try:
         tables, meta = _read_checked(entry, key)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -28,6 +29,7 @@ from forecast.data.cache import (
     data_cache_dir,
     file_hashes,
     read_entry,
+    sound_manifest,
     write_entry,
 )
 from forecast.data.csv_reader import ParsedFile, parse_date
@@ -134,8 +136,9 @@ def load_dataset(data_dir: str | Path | None = None, *,
         meta = {"file_hashes": [list(pair) for pair in dataset.file_hashes],
                 "data_as_of": None if dataset.data_as_of is None
                 else dataset.data_as_of.isoformat()}
-        write_entry(cache, cache_key((*dataset.file_hashes, as_of_identity)),
-                    {name: getattr(dataset, name) for name in TABLES}, meta)
+        key = cache_key((*dataset.file_hashes, as_of_identity))
+        if write_entry(cache, key, {name: getattr(dataset, name) for name in TABLES}, meta):
+            _remember(cache, directory, key, dataset)
     return dataset
 
 
@@ -164,7 +167,13 @@ def _cached_dataset(directory: Path, cache: Path | None) -> Dataset | None:
     as_of_identity = _as_of_identity(directory)
     if hashes is None or as_of_identity is None:
         return None
-    entry = read_entry(cache, cache_key((*hashes, as_of_identity)))
+    key = cache_key((*hashes, as_of_identity))
+    # The entry is still checked, not decoded again: the dataset this process decoded from
+    # the same files serves; a damaged or replaced entry is read (and refused) as before.
+    loaded = _LOADED.get((str(directory), key))
+    if loaded is not None and loaded[1] == sound_manifest(cache, key):
+        return loaded[0]
+    entry = read_entry(cache, key)
     if entry is None:
         return None
     tables, meta = entry
@@ -176,7 +185,27 @@ def _cached_dataset(directory: Path, cache: Path | None) -> Dataset | None:
         return None
     if stored != hashes or set(tables) != set(TABLES):
         return None
-    return Dataset(**tables, data_dir=directory, file_hashes=hashes, data_as_of=data_as_of)
+    return _remember(cache, directory, key, Dataset(
+        **tables, data_dir=directory, file_hashes=hashes, data_as_of=data_as_of))
+
+
+#: Datasets this process loaded from the cache, by directory and cache key (the files'
+#: SHA-256, the parsing code's and the libraries'), with the cache entry's manifest. A
+#: Dataset is immutable (its frames copy on write), so one object serves every later load
+#: of byte-identical files while their entry is unchanged, and its per-dataset memos
+#: (:mod:`forecast.data.memo`) with it: notebooks, sweeps and tests load the data per call.
+_LOADED: dict[tuple[str, str], tuple[Dataset, dict[str, Any]]] = {}
+#: Datasets kept (a few data directories' worth).
+_LOADED_MAX = 8
+
+
+def _remember(cache: Path | None, directory: Path, key: str, dataset: Dataset) -> Dataset:
+    manifest = sound_manifest(cache, key)
+    if manifest is not None:
+        if len(_LOADED) >= _LOADED_MAX:
+            _LOADED.clear()
+        _LOADED[(str(directory), key)] = (dataset, manifest)
+    return dataset
 
 
 def _read_as_of(directory: Path, issues: list[Issue]) -> tuple[pd.Timestamp | None, str, bool]:

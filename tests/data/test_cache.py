@@ -99,6 +99,28 @@ def test_cache_serves_the_same_files_in_another_directory(data_copy, cache_dir, 
     assert copy.data_dir == data_copy
 
 
+def test_a_process_decodes_an_entry_once_while_it_is_unchanged(data_copy, cache_dir, parses,
+                                                                monkeypatch):
+    decoded = []
+    read = cache_module.read_entry
+    monkeypatch.setattr(data_module, "read_entry",
+                        lambda *args: decoded.append(1) or read(*args))
+    first = load_dataset(data_copy)
+    again = load_dataset(data_copy)
+    assert again is first and parses == [data_copy] and decoded == [1]
+    # A new process's load: the entry decoded, equal to the one this process kept.
+    data_module._LOADED.clear()
+    assert_same_dataset(load_dataset(data_copy), first)
+    assert decoded == [1, 1]
+    # An entry replaced by another with valid checksums is read again, not trusted.
+    (entry,) = entries(cache_dir)
+    manifest = json.loads((entry / MANIFEST).read_text())
+    manifest["meta"]["data_as_of"] = None
+    (entry / MANIFEST).write_text(json.dumps(manifest))
+    assert load_dataset(data_copy).data_as_of is None
+    assert decoded == [1, 1, 1]
+
+
 def test_changed_csv_invalidates_the_cache(data_copy, cache_dir, parses):
     before = load_dataset(data_copy)
     path = data_copy / "gpu_rental_prices.csv"
