@@ -198,6 +198,19 @@ def load_posterior(directory: Path, checksums: Mapping[str, str] | None = None,
     raw = _read_copy(directory, names, checksums)
     if raw is None:
         return None
+    key = _decoded_key(names, checksums)
+    if key in _DECODED:
+        return _DECODED[key].copy(deep=False)
+    posterior = _decode_posterior(raw, names)
+    if posterior is not None and key is not None:
+        for variable in posterior.variables.values():
+            variable.values.flags.writeable = False  # shared by every later load
+        _remember(key, posterior)
+        return posterior.copy(deep=False)
+    return posterior
+
+
+def _decode_posterior(raw: Mapping[str, bytes], names: tuple[str, str]) -> xr.Dataset | None:
     try:
         layout = json.loads(raw[names[0]])
         planes = layout.get("planes", {})
@@ -294,16 +307,48 @@ def load_frames(directory: Path, names: Iterable[str],
 
     ``checksums`` (file name to digest, see the module docstring) are checked first.
     """
-    raw = _read_copy(directory, (FRAME_LAYOUT, FRAME_ARRAYS), checksums)
+    files = (FRAME_LAYOUT, FRAME_ARRAYS)
+    raw = _read_copy(directory, files, checksums)
     if raw is None:
         return None
-    try:
-        layout = json.loads(raw[FRAME_LAYOUT])
-        with np.load(io.BytesIO(raw[FRAME_ARRAYS]), allow_pickle=False) as stored:
-            frames = {name: _frame(stored, name, layout[name]) for name in names}
-    except UNREADABLE:
+    names = list(names)
+    key = _decoded_key(files, checksums, names)
+    if key not in _DECODED:
+        try:
+            layout = json.loads(raw[FRAME_LAYOUT])
+            with np.load(io.BytesIO(raw[FRAME_ARRAYS]), allow_pickle=False) as stored:
+                frames = {name: _frame(stored, name, layout[name]) for name in names}
+        except UNREADABLE:
+            return None
+        if any(frame is None for frame in frames.values()):
+            return None
+        if key is None:
+            return frames
+        _remember(key, frames)
+    # Copies on write (pandas 3): a caller's change never reaches another load's frames.
+    return {name: frame.copy(deep=False) for name, frame in _DECODED[key].items()}
+
+
+#: Decoded fast copies by the digests of their checked files: a process that loads one fit
+#: several times (notebooks, sweeps, tests) reads and checks its files each time but decodes
+#: them once. Shared: posterior arrays are read-only, frames copy on write.
+_DECODED: dict[tuple[Any, ...], Any] = {}
+#: Decoded copies kept (a few fits' models).
+_DECODED_MAX = 32
+
+
+def _decoded_key(files: Iterable[str], checksums: Mapping[str, str] | None,
+                 names: Iterable[str] = ()) -> tuple[Any, ...] | None:
+    """What a decoded copy depends on; None (not kept) for files no checksums vouch for."""
+    if checksums is None:
         return None
-    return None if any(frame is None for frame in frames.values()) else frames
+    return (*((name, checksums[name]) for name in files), *names)
+
+
+def _remember(key: tuple[Any, ...], decoded: Any) -> None:
+    if len(_DECODED) >= _DECODED_MAX:
+        _DECODED.clear()
+    _DECODED[key] = decoded
 
 
 def _frame(stored: Any, name: str, spec: Mapping[str, Any]) -> pd.DataFrame | None:

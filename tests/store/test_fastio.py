@@ -137,6 +137,27 @@ def test_checksums_name_a_damaged_copy_and_skip_an_unwritten_one(tmp_path: Path,
     assert caplog.text == ""
 
 
+def test_a_process_decodes_a_checked_copy_once_and_shares_it_safely(tmp_path: Path) -> None:
+    directory = _fitted().save(tmp_path / "fit")
+    sums = _checksums(directory)
+    first, again = (fastio.load_posterior(directory, sums) for _ in range(2))
+    assert np.shares_memory(first["slope"].values, again["slope"].values)
+    with pytest.raises(ValueError, match="read-only"):
+        first["slope"].values[0, 0] = 99.0
+    first["slope"] = first["slope"] * 2  # a caller's own variable, not the shared one
+    xr.testing.assert_identical(fastio.load_posterior(directory, sums), _fitted().posterior)
+    names = list(_frames())
+    frames = fastio.load_frames(directory, names, sums)
+    frames["observations"].loc[0, "units"] = 99.0
+    assert fastio.load_frames(directory, names, sums)["observations"]["units"][0] == 1.5
+    # Other files under the same names (other checksums) are decoded anew.
+    other = FittedModel(posterior=_fitted().posterior + 1.0, data=_frames(), config={"k": 1},
+                        summary_table=_fitted().summary_table)
+    other.save(directory)
+    xr.testing.assert_identical(fastio.load_posterior(directory, _checksums(directory)),
+                                other.posterior)
+
+
 @pytest.mark.parametrize(("name", "content"), [
     ("summary.csv", b"\xff\xfe\x00\x81 not text"),
     ("summary.csv", b'parameter,r_hat\n"slope,1.0\n'),
