@@ -148,6 +148,22 @@ def merchant_table(results: Mapping[str, Forecast], year: int = 2026) -> str:
     return "\n".join(lines)
 
 
+#: Periods of AMD's accelerator spend the spend card sets against AMD's Instinct statements.
+AMD_SPLIT_PERIODS: dict[str, tuple[str, ...]] = {
+    "2023Q4": ("2023Q4",), "2024": tuple(f"2024Q{k}" for k in range(1, 5))}
+
+
+def amd_split_table(result: Forecast) -> str:
+    """AMD's fitted accelerator spend (USD bn) over :data:`AMD_SPLIT_PERIODS`, path by path
+    from the fit's in-sample quarters."""
+    spend = result.in_sample["spend"].sel(vendor="amd")
+    lines = ["| period | AMD accelerator spend, median (10-90%), USD bn |", "|---|---|"]
+    for label, quarters in AMD_SPLIT_PERIODS.items():
+        values = spend.sel(quarter=list(quarters)).sum("quarter").values
+        lines.append(f"| {label} | {_cell(values)} |")
+    return "\n".join(lines)
+
+
 def theses_table(result: Forecast, explained: dict[str, float]) -> str:
     """Each thesis: probability, Monte Carlo error, and the share of its metric's variance
     the scenario inputs explain (the rest is the posterior's)."""
@@ -341,6 +357,7 @@ def render(results: dict[str, Forecast] | None = None
     blocks = card_blocks(header, shipped_summaries(), backtest_texts(shipped_dir()),
                          "\n".join(bounds).strip())
     blocks["aws-merchant-2026"] = merchant_table(results)
+    blocks["amd-split"] = amd_split_table(results["base"])
     return "\n".join(parts) + "\n", top, blocks
 
 
