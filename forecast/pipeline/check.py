@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from forecast.core.errors import ForecastError
-from forecast.models.diagnostics import loo_report, predictive_coverage
+from forecast.models.diagnostics import loo_coverage, loo_report, predictive_coverage
 from forecast.models.registry import SCENARIO_MODELS, model_class
 from forecast.pipeline.runner import load_run
 
@@ -26,10 +26,13 @@ from forecast.pipeline.runner import load_run
 class CheckResult:
     """What a model check found.
 
-    ``coverage``: one row per observed variable and ``all``: n, ``coverage_50`` and
-    ``coverage_90`` (shares of observations inside the central 50% and 90% posterior
-    predictive intervals; a calibrated model gives about 0.5 and 0.9). ``loo``: PSIS-LOO
-    (elpd, se, p_loo) and the counts of Pareto k in (-inf, 0.5], (0.5, 0.7], (0.7, 1], >1.
+    ``coverage``: one row per observed variable and ``all``: n, ``coverage_50``,
+    ``coverage_80`` and ``coverage_90`` (shares of observations inside the central
+    posterior predictive intervals; a calibrated model gives about 0.5, 0.8 and 0.9), the
+    same from the predictive without each observation (``loo_coverage_*``, by PSIS: the
+    plain predictive has seen the observation it covers) and how many of those rest on a
+    Pareto k above 0.7 (``loo_k_above_0_7``). ``loo``: PSIS-LOO (elpd, se, p_loo) and the
+    counts of Pareto k in (-inf, 0.5], (0.5, 0.7], (0.7, 1], >1.
     """
 
     model: str
@@ -58,7 +61,9 @@ def check_model(model: str, scenario: str, *, root: str | Path | None = None,
     inputs = builder.prepare_with(dataset, spec, bundle.models)
     idata = fitted.inference_data()
     predictive = builder.posterior_predictive(inputs, fitted, seed=seed)
-    coverage = predictive_coverage(idata.observed_data, predictive.posterior_predictive)
+    coverage = predictive_coverage(idata.observed_data, predictive.posterior_predictive).merge(
+        loo_coverage(idata.observed_data, predictive.posterior_predictive,
+                     idata.log_likelihood), on="variable", how="left")
     return CheckResult(model=model, scenario=spec.name, fit_id=bundle.fit_id,
                        coverage=coverage, loo=loo_report(idata),
                        diagnostics=fitted.diagnostics())

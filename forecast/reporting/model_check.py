@@ -9,10 +9,13 @@ def format_check(result: CheckResult) -> str:
     """The check as the lines the CLI prints."""
     lines = [f"{result.model} model, scenario {result.scenario}, fit {result.fit_id}", "",
              "Posterior predictive coverage of the observed data "
-             "(calibrated: about 0.50, 0.80 and 0.90):"]
+             "(calibrated: about 0.50, 0.80 and 0.90), plain and leave-one-out (loo_: "
+             "without the observation, by PSIS; loo_k_above_0_7 counts the observations "
+             "whose estimate is unreliable):"]
     table = result.coverage.copy()
-    for column in ("coverage_50", "coverage_80", "coverage_90"):
-        table[column] = table[column].map(lambda value: f"{value:.2f}")
+    for column in table.columns:
+        if "coverage_" in column:
+            table[column] = table[column].map(lambda value: f"{value:.2f}")
     lines.append(table.to_string(index=False))
     loo = result.loo
     lines += ["", f"PSIS-LOO over {loo['n']} observations: elpd_loo {loo['elpd_loo']:.1f} "

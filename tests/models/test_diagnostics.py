@@ -11,6 +11,8 @@ from forecast.core.errors import ForecastError
 from forecast.models.diagnostics import (
     check_gate,
     gate_values,
+    loo_coverage,
+    loo_pit,
     posterior_summary,
     predictive_coverage,
 )
@@ -54,6 +56,68 @@ def test_predictive_coverage_against_numpy() -> None:
     assert table.loc["y", "coverage_90"] == expected
     assert table.loc["y", "coverage_50"] == pytest.approx(0.5, abs=0.06)
     assert table.loc["all", "n"] == 400
+
+
+def _normal_mean_model(n: int, samples: int, rng: np.random.Generator):
+    """y_i ~ N(mu, 1), flat prior: mu's exact posterior draws, log likelihoods, replicates."""
+    y = rng.normal(0.3, 1.0, size=n)
+    mu = rng.normal(y.mean(), 1.0 / np.sqrt(n), size=samples)
+    log_lik = -0.5 * (y[None, :] - mu[:, None]) ** 2 - 0.5 * np.log(2 * np.pi)
+    replicates = mu[:, None] + rng.normal(size=(samples, n))
+    return y, log_lik, replicates
+
+
+def test_loo_pit_against_the_exact_leave_one_out_predictive() -> None:
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(11)
+    n = 25
+    y, log_lik, replicates = _normal_mean_model(n, 8000, rng)
+    pit, k = loo_pit(log_lik, replicates, y)
+    # Without y_i: mu ~ N(mean of the others, 1 / (n - 1)), so y_i ~ N(that, 1 + 1 / (n - 1)).
+    others = (y.sum() - y) / (n - 1)
+    exact = norm.cdf((y - others) / np.sqrt(1.0 + 1.0 / (n - 1)))
+    np.testing.assert_allclose(pit, exact, atol=0.02)
+    assert (k < 0.5).all()
+    # The plain posterior predictive pulls every PIT towards 0.5, the leave-one-out does not.
+    plain = (replicates <= y).mean(axis=0)
+    extreme = np.argmax(np.abs(exact - 0.5))
+    assert abs(pit[extreme] - 0.5) > abs(plain[extreme] - 0.5)
+
+
+def test_loo_pit_of_a_calibrated_yes_no_variable_is_uniform() -> None:
+    # y ~ Bernoulli(0.3), predicted as such: the plain PIT of a 0 would be 0.7 and of a 1
+    # 1.0; randomised within the mass on y, it is uniform, so the 80% band covers 80%.
+    rng = np.random.default_rng(2)
+    n, samples = 3000, 400
+    y = (rng.uniform(size=n) < 0.3).astype(float)
+    replicates = (rng.uniform(size=(samples, n)) < 0.3).astype(float)
+    log_lik = np.full((samples, n), np.log(0.3)) * y + np.log(0.7) * (1 - y)
+    pit, _ = loo_pit(log_lik, replicates, y)
+    assert np.mean((pit >= 0.1) & (pit <= 0.9)) == pytest.approx(0.8, abs=0.03)
+    assert np.mean(pit < 0.5) == pytest.approx(0.5, abs=0.03)
+
+
+def test_loo_coverage_flags_where_it_cannot_be_trusted() -> None:
+    # A free latent level per observation, measured with noise 0.1: the plain predictive
+    # covers its own data almost always, and leaving an observation out leaves its level to
+    # the prior, too far from the posterior for importance weights: k says so.
+    rng = np.random.default_rng(5)
+    n, samples = 200, 4000
+    y = rng.normal(0.0, 1.0, size=n) + rng.normal(0.0, 0.1, size=n)
+    post_var = 1.0 / (1.0 + 100.0)
+    draws = y * 100.0 * post_var + rng.normal(size=(samples, n)) * np.sqrt(post_var)
+    replicates = draws + rng.normal(0.0, 0.1, size=(samples, n))
+    log_lik = -0.5 * ((y - draws) / 0.1) ** 2
+    dims = ("chain", "draw", "obs")
+    observed = xr.Dataset({"y": (("obs",), y)})
+    predictive = xr.Dataset({"y": (dims, replicates.reshape(2, samples // 2, n))})
+    log_likelihood = xr.Dataset({"y": (dims, log_lik.reshape(2, samples // 2, n))})
+    plain = predictive_coverage(observed, predictive).set_index("variable")
+    loo = loo_coverage(observed, predictive, log_likelihood).set_index("variable")
+    assert plain.loc["y", "coverage_80"] > 0.95
+    assert loo.loc["y", "loo_k_above_0_7"] > 0.9 * n
+    assert loo.loc["all", "loo_k_above_0_7"] == loo.loc["y", "loo_k_above_0_7"]
 
 
 def test_draw_index_rule() -> None:

@@ -29,6 +29,10 @@ def test_price_check_covers_every_observation(shipped_store: Path) -> None:
     # A light fit of a Student-t model is not badly miscalibrated on its own data (its 50%
     # intervals covered 0.80 of the 215 prices: heavy tails make the central band wide).
     assert 0.3 <= row["coverage_50"] <= 0.85 and 0.75 <= row["coverage_90"] <= 1.0
+    # Without each price, the 80% band is near 80% (0.83 on the shipped fit; the plain one
+    # 0.94); a yes/no of a list-price move is judged on its randomised PIT.
+    assert 0.7 <= row["loo_coverage_80"] <= 0.9
+    assert result.coverage.set_index("variable").loc["list_moved", "loo_coverage_80"] > 0.65
     counts = [result.loo[k] for k in ("pareto_k_good", "pareto_k_ok", "pareto_k_bad",
                                       "pareto_k_very_bad")]
     assert sum(counts) == pooled
@@ -41,7 +45,7 @@ def test_check_command_prints_coverage_and_pareto_k_in_process(shipped_store: Pa
                      str(shipped_store)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "coverage_50" in out and "coverage_90" in out
+    assert "coverage_50" in out and "coverage_90" in out and "loo_coverage_80" in out
     assert "PSIS-LOO" in out and "Pareto k" in out
 
 
