@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from forecast.core.calendar import quarter_index
 from forecast.models.spend.data import RAMP_WIDTH, lift_layout
 from forecast.models.spend.math import RIVALS
-from forecast.models.spend.simulation import held_positions
+from forecast.models.spend.simulation import held_positions, robust_step_sd
 
 
 def test_held_positions_start_at_the_last_and_spread_like_the_fitted_changes() -> None:
@@ -18,7 +19,8 @@ def test_held_positions_start_at_the_last_and_spread_like_the_fitted_changes() -
     moving = np.cumsum(rng.normal(0.0, 0.1, (draws, window)), axis=1) - 3.0
     still = np.full((draws, window), -2.0)
     fitted = np.stack([moving, still], axis=1)
-    sd = np.diff(moving, axis=1).std(axis=1, ddof=1)
+    steps = np.diff(moving, axis=1)
+    sd = 1.4826 * np.median(np.abs(steps - np.median(steps, axis=1, keepdims=True)), axis=1)
     paths = held_positions(fitted, 6, np.random.default_rng(4))
     assert paths.shape == (draws, 2, 6)
     # Centred on each path's last fitted position, with a random walk's sqrt(h) spread.
@@ -27,6 +29,22 @@ def test_held_positions_start_at_the_last_and_spread_like_the_fitted_changes() -
     ratio = shift / sd[:, None]
     np.testing.assert_allclose(ratio.std(axis=0), np.sqrt(np.arange(1, 7)), rtol=0.03)
     np.testing.assert_array_equal(paths[:, 1, :], -2.0)  # no fitted change, no spread
+
+
+def test_one_jump_of_nvidia_does_not_set_the_held_spread() -> None:
+    rng = np.random.default_rng(8)
+    steps = rng.normal(0.0, 0.1, (50_000, 11))
+    # Normal steps: the robust sd estimates their sd (its median over paths is about 10%
+    # low with 11 steps).
+    plain_normal = np.median(robust_step_sd(steps))
+    assert plain_normal == pytest.approx(0.1, rel=0.15)
+    # One quarter's -0.8 (the custom group's fitted step when NVIDIA jumped in 2023Q2)
+    # more than doubles the plain sd; the robust one moves by about a tenth.
+    jumped = steps.copy()
+    jumped[:, 2] = -0.8
+    assert np.median(jumped.std(axis=1, ddof=1)) > 2.5 * 0.1
+    assert np.median(robust_step_sd(jumped)) == pytest.approx(plain_normal, rel=0.2)
+    assert robust_step_sd(steps[:, :1]).tolist() == [0.0] * 50_000
 
 
 def test_held_paths_keep_the_last_fitted_position_and_the_others_are_the_models(spend) -> None:
