@@ -29,8 +29,10 @@ def shipped_base(tmp_path_factory):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "Broadcom AI revenue is over-covered in sample (11 of 11 quarters inside the 80% "
-    "interval in the shipped base fit): the custom fraction is prior-only, issue 34"))
+    "Broadcom AI revenue is over-covered by the plain in-sample predictive (11 of 11 "
+    "quarters inside the 80% interval of the shipped base fit): a deviation per quarter "
+    "lets the fitted path pass each point. Refitted without each quarter, 8 of 11 fall "
+    "inside; the misses are next to NVIDIA's 2023Q2 jump (docs/models/spend.md), issue 34"))
 def test_in_sample_80_percent_coverage_is_70_to_95_percent(tmp_path) -> None:
     from forecast.pipeline.check import check_model
 
