@@ -113,8 +113,8 @@ def predictive_coverage(observed: xr.Dataset, predictive: xr.Dataset,
     for name in observed.data_vars:
         if name not in predictive:
             continue
-        draws = predictive[name].stack(sample=("chain", "draw")).transpose("sample", ...).values
-        actual = np.asarray(observed[name].values)
+        actual = np.asarray(observed[name].values).reshape(-1)
+        draws = _by_sample(predictive[name], actual.size)
         row: dict[str, Any] = {"variable": str(name), "n": int(actual.size)}
         for level in levels:
             low, high = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2], axis=0)

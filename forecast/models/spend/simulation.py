@@ -166,10 +166,10 @@ def robust_step_sd(steps: np.ndarray) -> np.ndarray:
     """The sd of normal steps read from their median absolute deviation (x 1.4826), over the
     last axis; 0 with fewer than two steps.
 
-    A rival's position is its spend over NVIDIA's, so NVIDIA's own one-quarter jumps sit in
-    every rival's fitted changes as one-offs (2023Q2's: a step of about -0.8 in the custom
-    group's, whose other steps are about 0.1). The plain sd would spread every held
-    quarter as if such a jump came each quarter; the median absolute deviation does not.
+    A rival's position is its spend over NVIDIA's, so NVIDIA's own one-quarter jumps (its
+    2023Q2) sit in every rival's fitted changes as one-offs. The plain sd would spread
+    every held quarter as if such a jump came each quarter; the median absolute deviation
+    does not.
     """
     if steps.shape[-1] < 2:
         return np.zeros(steps.shape[:-1])
