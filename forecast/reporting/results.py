@@ -26,6 +26,7 @@ from forecast.core.presentation import format_number
 from forecast.economics.chip_costs import input_medians
 from forecast.pipeline.results import Forecast
 from forecast.reporting.cards import card_blocks, write_cards
+from forecast.reporting.spend_figures import held_ramps_table, held_steps_table
 from forecast.scenarios import load_scenario
 from forecast.store.shipped import BACKTESTS
 
@@ -312,13 +313,13 @@ def backtest_section(directory: Path | None) -> str:
     return "\n\n".join(f"### {name}\n\n{text}" for name, text in texts.items())
 
 
-def shipped_summaries(scenario: str = "base") -> dict[str, pd.DataFrame]:
-    """Each model's posterior summary in ``scenario``'s shipped fit."""
+def shipped_models(scenario: str = "base") -> dict[str, Any]:
+    """Each fitted model of ``scenario``'s shipped fit, by name."""
     from forecast.pipeline.runner import load_run
 
     with tempfile.TemporaryDirectory(prefix="forecast-results-") as store:
         _, _, bundle = load_run(scenario, root=store)
-        return {name: fitted.summary() for name, fitted in bundle.models.items()}
+        return dict(bundle.models)
 
 
 def _num(value: Any) -> str:
@@ -354,8 +355,12 @@ def render(results: dict[str, Forecast] | None = None
               "## Backtests", "", backtest_section(shipped_dir())]
     tails = tails_table(results)
     bounds += ["USD bn in 2030, median (10-90%), with the bounds and without them:", "", tails]
-    blocks = card_blocks(header, shipped_summaries(), backtest_texts(shipped_dir()),
-                         "\n".join(bounds).strip())
+    models = shipped_models()
+    blocks = card_blocks(header, {name: fitted.summary() for name, fitted in models.items()},
+                         backtest_texts(shipped_dir()), "\n".join(bounds).strip())
+    if "spend" in models:
+        blocks["held-steps"] = held_steps_table(models["spend"])
+        blocks["held-ramps"] = held_ramps_table(models["spend"])
     blocks["aws-merchant-2026"] = merchant_table(results)
     blocks["amd-split"] = amd_split_table(results["base"])
     return "\n".join(parts) + "\n", top, blocks

@@ -154,7 +154,7 @@ class FittedSpend(Fitted):
         t = np.arange(horizon, dtype=float) + quarter_index(self.window[-1]) + 1
         years = (t - quarter_index(self.window[0])) / 4.0
         adjusted = simulate_positions(self._position_state(pick), gap, years, rng)
-        position = adjusted + self._ramps(pick, t)
+        position = adjusted + self.ramp_lifts_at(pick, t)
         level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
                                horizon, rng)
         if held is not None:
@@ -174,10 +174,18 @@ class FittedSpend(Fitted):
         each position the generations' ramps do not explain is held (its steps spread as
         that part's fitted changes) and the ramps, in the data or scheduled ahead, add their
         growth after the window."""
+        unramped = self.unramped_positions(pick, history)
+        return held_positions(unramped, len(t), rng) + self.ramp_lifts_at(pick, t)
+
+    def unramped_positions(self, pick: np.ndarray, history: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """The part of each rival's fitted position that the generations' ramps do not
+        explain (draw, rival, window quarter): what a held path holds. ``history``: the
+        samples' ``log_spend`` when the caller has it."""
+        history = self.stacked("log_spend", pick) if history is None else history
         fitted = history[:, 1:, :] - history[:, :1, :]
         window_t = np.arange(fitted.shape[2], dtype=float) + quarter_index(self.window[0])
-        in_window = self._ramps(pick, window_t)
-        return held_positions(fitted - in_window, len(t), rng) + self._ramps(pick, t)
+        return fitted - self.ramp_lifts_at(pick, window_t)
 
     def data_cost_gap(self) -> np.ndarray:
         """The rivals' log cost gaps to NVIDIA the fit saw (rival, window quarter)."""
@@ -194,7 +202,7 @@ class FittedSpend(Fitted):
             speed=self.stacked("adjustment_speed", pick),
             persistence=self.stacked("deviation_persistence", pick))
 
-    def _ramps(self, pick: np.ndarray, t: np.ndarray) -> np.ndarray:
+    def ramp_lifts_at(self, pick: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Each rival's ramp lifts at quarter indices ``t`` (draw, rival, quarter)."""
         lifts = self.derived("lift_layout", lambda: lift_layout(self.data["ramps"]))
         heights = np.concatenate([self.stacked(name, pick) for name in ("ramp_lift",
