@@ -225,8 +225,9 @@ def test_compare_puts_scenarios_side_by_side(forecast):
         assert metric in result.stdout
     # The published backtests' losses to a baseline are said once, under the comparison.
     from forecast.pipeline.runner import published_skill_gaps
+    from forecast.store.shipped import published_stack_weight
 
-    for gap in published_skill_gaps():
+    for gap in published_skill_gaps(published_stack_weight()):
         assert result.stdout.count(gap["line"]) == 1
 
 

@@ -2,10 +2,12 @@
 JSON (what ``python cli.py backtest NAME --format json`` prints).
 
 A forecast publishes the structural models' paths (the rivals' positions as the share
-backtest's out-of-sample stack); an analyst should see, beside them, which of its parts lost
-to a naive forecaster in the published backtests. Only forecasters
-scored on the same cells compare: a baseline whose count of scored cells differs from the
-structural model's (ETS and UC skip origins with too short a history) is not weighed.
+backtest's out-of-sample stack of the spend model and its held twin, so the spend backtest
+weighs whichever of the two the stack draws paths from); an analyst should see, beside
+them, which of its parts lost to a naive forecaster in the published backtests. Only
+forecasters scored on the same cells compare: a baseline whose count of scored cells
+differs from the structural model's (ETS and UC skip origins with too short a history) is
+not weighed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from typing import Any
 #: for the shares, the stack of :mod:`forecast.evaluation.share_backtest`).
 STRUCTURAL = {"price": "bayesian", "spend": "spend_model",
               "share": "stack (spend_model + held positions)"}
+#: The spend backtest's twin with the rivals' positions held: what a forecast publishes on
+#: the stack's held paths.
+HELD = "spend_model (held positions)"
 #: Each backtest's model: its variants and stacks with it are not baselines.
 MODEL = {"price": "bayesian", "spend": "spend_model", "share": "spend_model"}
 #: What each backtest scores, for a reader.
@@ -55,9 +60,26 @@ def is_baseline(name: str, backtest: str) -> bool:
     return MODEL[backtest] not in name
 
 
-def skill_gaps(name: str, report: Mapping[str, Any]) -> list[SkillGap]:
-    """Where backtest ``name``'s structural model loses to its best baseline: pooled over
-    every cell, per price class (list, market) and per series where the report has them.
+def published_forecasters(name: str, stack_weight: float | None = None) -> tuple[str, ...]:
+    """The forecasters of backtest ``name`` whose paths a forecast publishes.
+
+    The spend and share backtests' depend on the stack. Without one, the model's own paths
+    in both. With the stack's weight of the model ``w``: in the spend backtest, the model's
+    paths on ``w`` of them and its held twin's on the rest (each that has any); in the share
+    backtest, the stack. The price backtest's: :data:`STRUCTURAL`'s.
+    """
+    if name in ("spend", "share") and stack_weight is None:
+        return (MODEL[name],)
+    if name != "spend":
+        return (STRUCTURAL[name],)
+    return tuple(forecaster for forecaster, share in ((STRUCTURAL[name], stack_weight),
+                                                     (HELD, 1.0 - stack_weight)) if share > 0)
+
+
+def skill_gaps(name: str, report: Mapping[str, Any],
+               forecasters: tuple[str, ...] | None = None) -> list[SkillGap]:
+    """Where backtest ``name``'s published forecasters lose to its best baseline: pooled
+    over every cell, per price class (list, market) and per series where the report has them.
 
     Parameters
     ----------
@@ -67,8 +89,15 @@ def skill_gaps(name: str, report: Mapping[str, Any]) -> list[SkillGap]:
         The backtest's JSON: ``models`` (each with ``pooled`` scores), optionally
         ``by_price_class`` (label -> its own ``models``) and, for series, ``summary`` rows
         with ``series``, ``quarters_ahead`` ``"all"`` and ``crps_log``.
+    forecasters
+        The forecasters weighed (:func:`published_forecasters`); default the structural one.
     """
-    structural = STRUCTURAL[name]
+    return [gap for structural in (forecasters or (STRUCTURAL[name],))
+            for gap in _gaps_of(name, report, structural)]
+
+
+def _gaps_of(name: str, report: Mapping[str, Any], structural: str) -> list[SkillGap]:
+    """:func:`skill_gaps` for one forecaster."""
     pooled = {m["model"]: m["pooled"] for m in report.get("models", [])}
     gaps = []
     if structural in pooled:

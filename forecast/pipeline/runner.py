@@ -79,22 +79,26 @@ def run_scenario(
                                          progress=progress, paths=(draws, horizon))
     result = simulate(bundle, dataset, scenario, draws=draws, seed=seed, horizon=horizon,
                       stack=stack)
-    result.meta["skill_gaps"] = published_skill_gaps()
+    stacked = result.meta.get("stack")
+    result.meta["skill_gaps"] = published_skill_gaps(
+        None if stacked is None else stacked["weight"])
     return result
 
 
-def published_skill_gaps() -> list[dict[str, Any]]:
-    """Where this code's structural models lost to a naive baseline in the backtests
-    published beside the shipped fit (:func:`forecast.evaluation.skill.skill_gaps`), as
-    JSON-ready records with a ``line`` for readers; empty without published backtests."""
+def published_skill_gaps(stack_weight: float | None = None) -> list[dict[str, Any]]:
+    """Where the forecasters whose paths a forecast publishes lost to a naive baseline in
+    the backtests published beside the shipped fit
+    (:func:`forecast.evaluation.skill.skill_gaps`), as JSON-ready records with a ``line``
+    for readers; empty without published backtests. ``stack_weight``: the spend model's
+    weight in the stack the forecast published (None: no stack, the model's own paths)."""
     from dataclasses import asdict
 
-    from forecast.evaluation.skill import STRUCTURAL, skill_gaps
+    from forecast.evaluation.skill import STRUCTURAL, published_forecasters, skill_gaps
     from forecast.store.shipped import published_backtests
 
     return [{**asdict(gap), "line": gap.line()}
             for name, report in published_backtests().items() if name in STRUCTURAL
-            for gap in skill_gaps(name, report)]
+            for gap in skill_gaps(name, report, published_forecasters(name, stack_weight))]
 
 
 def load_run(

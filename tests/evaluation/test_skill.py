@@ -52,3 +52,28 @@ def test_without_a_log_score_the_crps_decides_and_price_classes_count_apart() ->
                                                     pooled("random walk", 10, 0.05)]}}}
     assert [(g.series, g.baseline_score) for g in skill_gaps("price", price)] == [
         ("list prices", 0.05)]
+
+
+def test_the_forecasters_weighed_are_those_whose_paths_a_forecast_publishes() -> None:
+    from forecast.evaluation.skill import HELD, published_forecasters
+
+    # The stack gave the model no paths: the held twin is what was published.
+    assert published_forecasters("spend", 0.0) == (HELD,)
+    assert published_forecasters("spend", 1.0) == ("spend_model",)
+    assert published_forecasters("spend", 0.4) == ("spend_model", HELD)
+    # Without a stack (`forecast --no-stack`) the model's own positions, in both backtests.
+    assert published_forecasters("spend", None) == ("spend_model",)
+    assert published_forecasters("share", None) == ("spend_model",)
+    assert published_forecasters("share", 0.0) == (STACK,)
+    assert published_forecasters("price", 0.0) == ("bayesian",)
+    report = {"models": [pooled("spend_model", 52, 0.14), pooled(HELD, 52, 0.11),
+                         pooled("rw_drift", 52, 0.16)],
+              "summary": [{"series": "amd", "model": m, "quarters_ahead": "all", "n": 16,
+                           "crps_log": score}
+                          for m, score in (("spend_model", 0.21), (HELD, 0.15),
+                                           ("rw_drift", 0.12))]}
+    # Each published forecaster is weighed on its own scores; the twin is not a baseline.
+    gaps = skill_gaps("spend", report, published_forecasters("spend", 0.0))
+    assert [(g.model, g.series, g.model_score) for g in gaps] == [(HELD, "amd", 0.15)]
+    both = skill_gaps("spend", report, published_forecasters("spend", 0.5))
+    assert [(g.model, g.model_score) for g in both] == [("spend_model", 0.21), (HELD, 0.15)]
