@@ -26,7 +26,11 @@ from forecast.core.presentation import format_number
 from forecast.economics.chip_costs import input_medians
 from forecast.pipeline.results import Forecast
 from forecast.reporting.cards import card_blocks, write_cards
-from forecast.reporting.spend_figures import held_ramps_table, held_steps_table
+from forecast.reporting.spend_figures import (
+    amd_path_table,
+    held_ramps_table,
+    held_steps_table,
+)
 from forecast.scenarios import load_scenario
 from forecast.store.shipped import BACKTESTS
 
@@ -361,6 +365,7 @@ def render(results: dict[str, Forecast] | None = None
     if "spend" in models:
         blocks["held-steps"] = held_steps_table(models["spend"])
         blocks["held-ramps"] = held_ramps_table(models["spend"])
+        blocks["amd-path"] = amd_path_table(models["spend"])
     blocks["aws-merchant-2026"] = merchant_table(results)
     blocks["amd-split"] = amd_split_table(results["base"])
     return "\n".join(parts) + "\n", top, blocks

@@ -1,9 +1,10 @@
 """Figures of the spend card read from the shipped fit's samples rather than its summary
 table: each rival's fitted step in the quarter of NVIDIA's largest jump and the spread it
-would give the held twin, and how much the held paths' ramps lift the rivals by a year.
+would give the held twin, how much the held paths' ramps lift the rivals by a year, and how
+the fit splits AMD's Data Center revenue quarter by quarter.
 
-Written into the card by :mod:`forecast.reporting.results` (blocks ``held-steps`` and
-``held-ramps``), so that a reshipped fit rewrites them.
+Written into the card by :mod:`forecast.reporting.results` (blocks ``held-steps``,
+``held-ramps`` and ``amd-path``), so that a reshipped fit rewrites them.
 """
 
 from __future__ import annotations
@@ -79,4 +80,28 @@ def held_ramps_table(fitted: Any, year: int = 2030) -> str:
               f"| with the ramps | {_fmt(nvidia_share(held[:, :, -1] + lifts[:, :, -1]))} |",
               f"| ramps stopped at {fitted.window[-1]} | "
               f"{_fmt(nvidia_share(held[:, :, -1] + frozen[:, :, 0]))} |"]
+    return "\n".join(lines)
+
+
+def amd_path_table(fitted: Any) -> str:
+    """AMD's quarters in the fit: its reported Data Center revenue, the fitted EPYC curve
+    and accelerator spend (USD bn), its position against NVIDIA and the cost-driven target
+    it moves towards (log ratio), with NVIDIA's compute spend beside them; medians over
+    the samples."""
+    obs = fitted.data["observations"]
+    reported = obs[obs["series"] == "amd_data_center"].groupby("quarter")["value"].first()
+    spend = np.exp(fitted.stacked("log_spend"))
+    k = 1 + list(RIVALS).index("amd")
+    cpu = (np.median(fitted.stacked("amd_cpu"), axis=0) if "amd_cpu" in fitted.posterior
+           else np.full(len(fitted.window), np.nan))
+    position = np.median(fitted.stacked("position")[:, k - 1, :], axis=0)
+    target = np.median(fitted.stacked("target")[:, k - 1, :], axis=0)
+    lines = ["| quarter | AMD Data Center, reported | EPYC curve | AMD accelerators | "
+             "NVIDIA compute | AMD position | its target |", "|---|---|---|---|---|---|---|"]
+    for j, quarter in enumerate(fitted.window):
+        value = reported.get(quarter)
+        shown = "" if value is None else f"{float(value):.2f}"
+        lines.append(f"| {quarter} | {shown} | {cpu[j]:.2f} | "
+                     f"{np.median(spend[:, k, j]):.2f} | {np.median(spend[:, 0, j]):.2f} | "
+                     f"{position[j]:.2f} | {target[j]:.2f} |")
     return "\n".join(lines)

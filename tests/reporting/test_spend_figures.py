@@ -99,3 +99,39 @@ def test_held_ramps_add_their_lift_and_lower_nvidias_share() -> None:
     assert with_ramps < without - 0.05
     assert shares["ramps stopped at 2024Q4"] == pytest.approx(without, abs=0.02)
     assert shares["with the ramps"] == pytest.approx(with_ramps, abs=0.02)
+
+
+def test_amds_path_splits_its_reported_revenue_as_the_samples_do() -> None:
+    import pandas as pd
+
+    from forecast.reporting.spend_figures import amd_path_table
+
+    rng = np.random.default_rng(2)
+    samples, window = 3001, WINDOW[:4]
+    k = RIVALS.index("amd")
+    log_spend = rng.normal(0.0, 0.3, (samples, 1 + len(RIVALS), len(window)))
+    position = log_spend[:, 1:, :] - log_spend[:, :1, :]
+    values = {"log_spend": log_spend, "position": position, "target": position - 0.5,
+              "amd_cpu": rng.lognormal(0.0, 0.2, (samples, len(window)))}
+
+    class Fit:
+        posterior = values
+        data = {"observations": pd.DataFrame({
+            "series": ["amd_data_center", "amd_data_center", "broadcom_ai"],
+            "quarter": [window[1], window[2], window[1]], "value": [1.25, 1.5, 9.0]})}
+
+        def __init__(self):
+            self.window = window
+
+        def stacked(self, name, pick=None):
+            return values[name]
+
+    rows = [line.strip("|").split("|") for line in amd_path_table(Fit()).splitlines()[2:]]
+    assert [row[0].strip() for row in rows] == window
+    # Reported where AMD reported (Broadcom's row is not AMD's), blank elsewhere.
+    assert [row[1].strip() for row in rows] == ["", "1.25", "1.50", ""]
+    j = 2
+    expected = [np.median(values["amd_cpu"][:, j]), np.median(np.exp(log_spend[:, 1 + k, j])),
+                np.median(np.exp(log_spend[:, 0, j])), np.median(position[:, k, j]),
+                np.median(position[:, k, j] - 0.5)]
+    np.testing.assert_allclose([float(c) for c in rows[j][2:]], expected, atol=0.006)
