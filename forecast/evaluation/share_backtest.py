@@ -37,15 +37,13 @@ import pandas as pd
 from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
 from forecast.core.errors import ForecastError
 from forecast.evaluation import harness
-from forecast.evaluation.spend_backtest import all_cutoffs
+from forecast.evaluation.spend_backtest import HELD, all_cutoffs
 from forecast.evaluation.spend_forecasters import HELD_PATHS, SpendForecaster
 from forecast.models.spend.evidence import observed_series
 
 MODEL = "spend_model"
 NAIVE = "constant_share"
 DRIFT = "rw_drift"
-#: The same fits with the rivals' positions held where each fit left them.
-HELD = "spend_model (held positions)"
 STACK = "stack (spend_model + held positions)"
 #: The rivals' reported series whose ratio to NVIDIA's is scored.
 RIVAL_SERIES: tuple[str, ...] = ("amd_data_center", "broadcom_ai")

@@ -16,15 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from forecast.evaluation.share_backtest import STACK as SHARE_STACK
+from forecast.evaluation.spend_backtest import BAYES, HELD
+
 #: Each backtest's structural model (the forecaster whose paths ``forecast`` publishes:
 #: for the shares, the stack of :mod:`forecast.evaluation.share_backtest`).
-STRUCTURAL = {"price": "bayesian", "spend": "spend_model",
-              "share": "stack (spend_model + held positions)"}
-#: The spend backtest's twin with the rivals' positions held: what a forecast publishes on
-#: the stack's held paths.
-HELD = "spend_model (held positions)"
+STRUCTURAL = {"price": "bayesian", "spend": BAYES, "share": SHARE_STACK}
 #: Each backtest's model: its variants and stacks with it are not baselines.
-MODEL = {"price": "bayesian", "spend": "spend_model", "share": "spend_model"}
+MODEL = {"price": "bayesian", "spend": BAYES, "share": BAYES}
 #: What each backtest scores, for a reader.
 TARGETS = {"price": "rental prices",
            "spend": "vendor revenue",
