@@ -15,7 +15,7 @@ import numpy as np
 
 from forecast.core.calendar import quarter_index
 from forecast.models.spend.math import RIVALS
-from forecast.models.spend.simulation import held_positions, robust_step_sd
+from forecast.models.spend.simulation import robust_step_sd
 
 #: Samples read and their seed: the blocks must be the same on every run.
 DRAWS = 4000
@@ -29,10 +29,13 @@ def _fmt(values: np.ndarray) -> str:
 
 def jump_quarter(fitted: Any) -> str:
     """The window quarter in which NVIDIA's log compute spend rose most (median path)."""
+    return fitted.window[1 + _jump_step(fitted)]
+
+
+def _jump_step(fitted: Any) -> int:
+    """Index, among the window's quarterly changes, of NVIDIA's largest rise."""
     level = np.median(fitted.stacked("log_spend")[:, 0, :], axis=0)  # NVIDIA: group 0
-    window = list(fitted.window)
-    steps = np.diff(level)
-    return window[1 + int(np.argmax(steps))]
+    return int(np.argmax(np.diff(level)))
 
 
 def held_steps_table(fitted: Any) -> str:
@@ -43,11 +46,11 @@ def held_steps_table(fitted: Any) -> str:
     path holds)."""
     pick = fitted.draw_index(DRAWS, np.random.default_rng(SEED))
     steps = np.diff(fitted.unramped_positions(pick), axis=2)          # (draw, rival, step)
-    quarter = jump_quarter(fitted)
-    at = list(fitted.window).index(quarter) - 1
+    at = _jump_step(fitted)
     others = np.delete(steps, at, axis=2)
-    lines = [f"| rival | step in {quarter} | typical size of its other steps | held spread "
-             "by sd | held spread by median absolute deviation |", "|---|---|---|---|---|"]
+    lines = [f"| rival | step in {fitted.window[1 + at]} | typical size of its other steps "
+             "| held spread by sd | held spread by median absolute deviation |",
+             "|---|---|---|---|---|"]
     sd = np.median(steps.std(axis=2, ddof=1), axis=0)
     robust = np.median(robust_step_sd(steps), axis=0)
     for k, rival in enumerate(RIVALS):
@@ -63,13 +66,11 @@ def held_ramps_table(fitted: Any, year: int = 2030) -> str:
     and with the ramps stopped at the window's end; median (10-90%)."""
     pick = fitted.draw_index(DRAWS, np.random.default_rng(SEED))
     end = quarter_index(fitted.window[-1])
-    horizon = quarter_index(f"{year}Q4") - end
-    t = np.arange(1, horizon + 1, dtype=float) + end
-    held = held_positions(fitted.unramped_positions(pick), horizon,
-                          np.random.default_rng(SEED + 1))
-    lifts = fitted.ramp_lifts_at(pick, t)
-    frozen = fitted.ramp_lifts_at(pick, np.array([float(end)]))
-    added = lifts[:, :, -1] - frozen[:, :, 0]
+    t = np.arange(1, quarter_index(f"{year}Q4") - end + 1, dtype=float) + end
+    held = fitted.held_paths(pick, t, np.random.default_rng(SEED + 1))[:, :, -1]
+    lifts = fitted.ramp_lifts_at(pick, t[-1:])[:, :, 0]
+    frozen = fitted.ramp_lifts_at(pick, np.array([float(end)]))[:, :, 0]
+    added = lifts - frozen
 
     def nvidia_share(position: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(position).sum(axis=1))
@@ -77,9 +78,8 @@ def held_ramps_table(fitted: Any, year: int = 2030) -> str:
     lines = [f"| rival | lift the ramps add by {year}Q4 (log) |", "|---|---|"]
     lines += [f"| {rival} | {_fmt(added[:, k])} |" for k, rival in enumerate(RIVALS)]
     lines += ["", f"| held paths | NVIDIA's share of {year}Q4 spend |", "|---|---|",
-              f"| with the ramps | {_fmt(nvidia_share(held[:, :, -1] + lifts[:, :, -1]))} |",
-              f"| ramps stopped at {fitted.window[-1]} | "
-              f"{_fmt(nvidia_share(held[:, :, -1] + frozen[:, :, 0]))} |"]
+              f"| with the ramps | {_fmt(nvidia_share(held))} |",
+              f"| ramps stopped at {fitted.window[-1]} | {_fmt(nvidia_share(held - added))} |"]
     return "\n".join(lines)
 
 
@@ -91,17 +91,17 @@ def amd_path_table(fitted: Any) -> str:
     obs = fitted.data["observations"]
     reported = obs[obs["series"] == "amd_data_center"].groupby("quarter")["value"].first()
     spend = np.exp(fitted.stacked("log_spend"))
-    k = 1 + list(RIVALS).index("amd")
+    k = RIVALS.index("amd")  # its row among the rivals; its group is k + 1 (NVIDIA's 0)
     cpu = (np.median(fitted.stacked("amd_cpu"), axis=0) if "amd_cpu" in fitted.posterior
            else np.full(len(fitted.window), np.nan))
-    position = np.median(fitted.stacked("position")[:, k - 1, :], axis=0)
-    target = np.median(fitted.stacked("target")[:, k - 1, :], axis=0)
+    position = np.median(fitted.stacked("position")[:, k, :], axis=0)
+    target = np.median(fitted.stacked("target")[:, k, :], axis=0)
     lines = ["| quarter | AMD Data Center, reported | EPYC curve | AMD accelerators | "
              "NVIDIA compute | AMD position | its target |", "|---|---|---|---|---|---|---|"]
     for j, quarter in enumerate(fitted.window):
         value = reported.get(quarter)
         shown = "" if value is None else f"{float(value):.2f}"
         lines.append(f"| {quarter} | {shown} | {cpu[j]:.2f} | "
-                     f"{np.median(spend[:, k, j]):.2f} | {np.median(spend[:, 0, j]):.2f} | "
+                     f"{np.median(spend[:, k + 1, j]):.2f} | {np.median(spend[:, 0, j]):.2f} | "
                      f"{position[j]:.2f} | {target[j]:.2f} |")
     return "\n".join(lines)

@@ -8,6 +8,7 @@ import pytest
 
 from forecast.core.calendar import quarter_index
 from forecast.models.spend.math import RIVALS
+from forecast.models.spend.simulation import held_positions
 from forecast.reporting.spend_figures import held_ramps_table, held_steps_table, jump_quarter
 
 WINDOW = ["2022Q4", "2023Q1", "2023Q2", "2023Q3", "2023Q4", "2024Q1", "2024Q2", "2024Q3",
@@ -41,6 +42,10 @@ class PlantedFit:
 
     def unramped_positions(self, pick: np.ndarray) -> np.ndarray:
         return self.positions[pick]
+
+    def held_paths(self, pick: np.ndarray, t: np.ndarray, rng: np.random.Generator
+                   ) -> np.ndarray:
+        return held_positions(self.positions[pick], len(t), rng) + self.ramp_lifts_at(pick, t)
 
     def ramp_lifts_at(self, pick: np.ndarray, t: np.ndarray) -> np.ndarray:
         # Ramps complete linearly over the year after the window.

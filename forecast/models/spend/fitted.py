@@ -159,7 +159,7 @@ class FittedSpend(Fitted):
                                horizon, rng)
         if held is not None:
             position = np.where(np.asarray(held, dtype=bool)[:, None, None],
-                                self._held(history, pick, t, rng), position)
+                                self.held_paths(pick, t, rng, history), position)
         weight = np.log1p(np.exp(position).sum(axis=1))
         demand = level + weight  # log TAM before the bound
         if bound is not None:
@@ -167,13 +167,14 @@ class FittedSpend(Fitted):
         future = np.concatenate([level[:, None, :], level[:, None, :] + position], axis=1)
         return np.concatenate([history, future], axis=2), demand
 
-    def _held(self, history: np.ndarray, pick: np.ndarray, t: np.ndarray,
-              rng: np.random.Generator) -> np.ndarray:
+    def held_paths(self, pick: np.ndarray, t: np.ndarray, rng: np.random.Generator,
+                   history: np.ndarray | None = None) -> np.ndarray:
         """The rivals' positions held where the fit left them, with their ramps going on
-        (draw, rival, quarters ``t``): a ramp is a ramp on a held path too, so the part of
-        each position the generations' ramps do not explain is held (its steps spread as
-        that part's fitted changes) and the ramps, in the data or scheduled ahead, add their
-        growth after the window."""
+        (draw, rival, quarters ``t`` after the window): a ramp is a ramp on a held path too,
+        so the part of each position the generations' ramps do not explain is held (its
+        steps spread as that part's fitted changes) and the ramps, in the data or scheduled
+        ahead, add their growth after the window. ``history``: as in
+        :meth:`unramped_positions`."""
         unramped = self.unramped_positions(pick, history)
         return held_positions(unramped, len(t), rng) + self.ramp_lifts_at(pick, t)
 
