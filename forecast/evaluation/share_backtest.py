@@ -12,8 +12,8 @@ origin (NVIDIA's ``h``-th next fiscal quarter). Forecasters:
 - ``constant_share``: the last reported ratio held, with a random-walk spread from the
   ratio's reported changes (what "shares stay where they are" forecasts);
 - ``rw_drift``: the same plus the mean change per quarter;
-- ``spend_model (held positions)``: the same fit with each rival's position held where the
-  fit left it, spread by its fitted quarterly changes: constant shares in the model's own
+- ``spend_model (held positions)``: the same fit with each rival's position held where its
+  last report left it, spread by its fitted quarterly changes: constant shares in the model's own
   space, the one baseline a forecast's paths can be mixed with (TAM and shares stay one
   posterior's).
 

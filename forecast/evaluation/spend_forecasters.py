@@ -79,7 +79,7 @@ class SpendForecaster:
     from the scenario's input draws, as in a forecast; with ``unbounded_twin`` the same
     fit's paths without the bound, on the same random numbers, are in
     ``info[UNBOUNDED_PATHS]``; with ``held_twin`` its paths with the rivals' positions held
-    where the fit left them (the baseline a forecast's stack mixes in) in
+    where their reports left them (the baseline a forecast's stack mixes in) in
     ``info[HELD_PATHS]``. Returns a
     :class:`SeriesPaths` whose ``info`` holds the fit's diagnostics (cut-off date,
     convergence, ``fit_seconds``).

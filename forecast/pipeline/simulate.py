@@ -23,9 +23,9 @@ copula) and one resampled posterior draw of each model are combined quarter by q
    Graviton run rate to 4 x the quarter's rental revenue.
 4. **The stack**: the rivals' positions are the out-of-sample stack the published share
    backtest learnt (:func:`~forecast.store.shipped.published_stack_weight`): each path
-   keeps the model's positions with the learnt weight, else holds them where the fit left
-   them (:func:`~forecast.models.spend.simulation.held_positions`); TAM and shares stay the
-   one posterior's sum and ratios on every path.
+   keeps the model's positions with the learnt weight, else holds them where each rival's
+   last report left them (:func:`~forecast.models.spend.simulation.held_positions`); TAM
+   and shares stay the one posterior's sum and ratios on every path.
 5. **Bounds** (M6, :mod:`forecast.economics.bounds`): what can be funded, powered and built,
    each a path of accelerator dollars a year from the scenario's inputs (``bound_funding``,
    ``bound_power``, ``bound_supply``); the TAM's growth fades against the tightest.

@@ -45,7 +45,10 @@ class PlantedFit:
 
     def held_paths(self, pick: np.ndarray, t: np.ndarray, rng: np.random.Generator
                    ) -> np.ndarray:
-        return held_positions(self.positions[pick], len(t), rng) + self.ramp_lifts_at(pick, t)
+        # FittedSpend's contract: the window's quarters, then ``t``.
+        every = np.r_[np.arange(len(WINDOW)) + quarter_index(WINDOW[0]), t]
+        return (held_positions(self.positions[pick], len(t), rng)
+                + self.ramp_lifts_at(pick, every))
 
     def ramp_lifts_at(self, pick: np.ndarray, t: np.ndarray) -> np.ndarray:
         # Ramps complete linearly over the year after the window.

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_label
+from forecast.core.calendar import fiscal_to_calendar_quarter, quarter_index, quarter_label
 from forecast.core.errors import FitError, ForecastError
 
 #: Observed series the model links to the latent spend: name -> (company, segment).
@@ -68,6 +68,25 @@ def observation_frames(dataset: Any) -> dict[str, pd.DataFrame]:
     return {"observations": observations, "guidance": guidance_rows(dataset),
             "censored": pd.DataFrame(censored, columns=CENSORED_COLUMNS),
             "visibility": visibility_rows(dataset)}
+
+
+def last_reported(observations: pd.DataFrame, guidance: pd.DataFrame, window: list[str],
+                  rivals: tuple[str, ...]) -> np.ndarray:
+    """Each rival's last window quarter (an index into ``window``) that one of its own
+    reported series or their guides observes; the window's last for a rival no series of
+    its own observes (AWS and the rest, read through the others' reports and Amazon's
+    statements). The window runs past a rival's last report when another vendor reports
+    or guides later (NVIDIA's next-quarter guide): there its position is the model's own
+    projection."""
+    rows = pd.concat([observations[["series", "quarter"]], guidance[["series", "quarter"]]])
+    group = rows["series"].map(SERIES_GROUP)
+    start, end = quarter_index(window[0]), len(window) - 1
+    last = []
+    for rival in rivals:
+        quarters = rows.loc[group == rival, "quarter"]
+        last.append(end if quarters.empty else
+                    min(end, max(quarter_index(str(q)) for q in quarters) - start))
+    return np.array(last, dtype=int)
 
 
 def visibility_rows(dataset: Any) -> pd.DataFrame:

@@ -25,7 +25,7 @@ from forecast.core.quantile_schema import level_columns
 from forecast.models.fitted import Fitted
 from forecast.models.spend.aws_paths import PATH_PARAMETERS, aws_silicon_paths
 from forecast.models.spend.data import RAMP_WIDTH, lift_layout
-from forecast.models.spend.evidence import FORECAST_SERIES, SERIES_GROUP
+from forecast.models.spend.evidence import FORECAST_SERIES, SERIES_GROUP, last_reported
 from forecast.models.spend.fleet_math import merchant_price_path
 from forecast.models.spend.likelihood import SERIES_NOISE, amd_cpu_curve, measurement_log_mean
 from forecast.models.spend.math import (
@@ -138,7 +138,7 @@ class FittedSpend(Fitted):
         the tightest of M6's bounds, USD bn of accelerator spend a year, which the TAM's
         growth fades against (:func:`~forecast.models.spend.simulation.bounded_level`);
         None: no bound. ``held`` (draw,) bool: the paths whose rivals' positions are held
-        where the fit left them (:func:`~forecast.models.spend.simulation.held_positions`),
+        where their reports left them (:meth:`held_paths`),
         their ramps going on, instead of moving towards their targets; None: none. Random
         numbers, in order: the positions' shocks, NVIDIA's level (state draw, scales,
         shocks), then the held positions' steps (only with ``held``).
@@ -158,8 +158,8 @@ class FittedSpend(Fitted):
         level = simulate_level({name: self.stacked(name, pick) for name in TREND_VARS},
                                horizon, rng)
         if held is not None:
-            position = np.where(np.asarray(held, dtype=bool)[:, None, None],
-                                self.held_paths(pick, t, rng, history), position)
+            history, position = self._hold(np.asarray(held, dtype=bool), history, position,
+                                           self.held_paths(pick, t, rng, history))
         weight = np.log1p(np.exp(position).sum(axis=1))
         demand = level + weight  # log TAM before the bound
         if bound is not None:
@@ -169,14 +169,37 @@ class FittedSpend(Fitted):
 
     def held_paths(self, pick: np.ndarray, t: np.ndarray, rng: np.random.Generator,
                    history: np.ndarray | None = None) -> np.ndarray:
-        """The rivals' positions held where the fit left them, with their ramps going on
-        (draw, rival, quarters ``t`` after the window): a ramp is a ramp on a held path too,
-        so the part of each position the generations' ramps do not explain is held (its
+        """The rivals' positions held where their reports left them, with their ramps going
+        on (draw, rival, the window's quarters then quarters ``t`` after it): a ramp is a
+        ramp on a held path too, so the part of each position the generations' ramps do not
+        explain is held from the rival's last reported quarter (:meth:`last_reported`; its
         steps spread as that part's fitted changes) and the ramps, in the data or scheduled
-        ahead, add their growth after the window. ``history``: as in
-        :meth:`unramped_positions`."""
+        ahead, add their growth. ``history``: as in :meth:`unramped_positions`."""
         unramped = self.unramped_positions(pick, history)
-        return held_positions(unramped, len(t), rng) + self.ramp_lifts_at(pick, t)
+        every_t = np.concatenate([self._window_t(), np.asarray(t, dtype=float)])
+        return (held_positions(unramped, len(t), rng, self.last_reported())
+                + self.ramp_lifts_at(pick, every_t))
+
+    def last_reported(self) -> np.ndarray:
+        """Each rival's last window quarter its own reports observe (rival,), indices into
+        the window (:func:`~forecast.models.spend.evidence.last_reported`)."""
+        return self.derived("last_reported", lambda: last_reported(
+            self.data["observations"], self.data["guidance"], list(self.window), RIVALS))
+
+    def _hold(self, held: np.ndarray, history: np.ndarray, position: np.ndarray,
+              paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``history`` and the future ``position`` with the ``held`` draws' rivals on their
+        held ``paths`` after each rival's last reported quarter (NVIDIA's level as fitted)."""
+        window = history.shape[2]
+        after = np.arange(window)[None, :] > self.last_reported()[:, None]   # (rival, W)
+        replace = held[:, None, None] & after[None]
+        history = history.copy()
+        history[:, 1:, :] = np.where(replace, history[:, :1, :] + paths[:, :, :window],
+                                     history[:, 1:, :])
+        return history, np.where(held[:, None, None], paths[:, :, window:], position)
+
+    def _window_t(self) -> np.ndarray:
+        return np.arange(len(self.window), dtype=float) + quarter_index(self.window[0])
 
     def unramped_positions(self, pick: np.ndarray, history: np.ndarray | None = None
                            ) -> np.ndarray:
@@ -185,8 +208,7 @@ class FittedSpend(Fitted):
         samples' ``log_spend`` when the caller has it."""
         history = self.stacked("log_spend", pick) if history is None else history
         fitted = history[:, 1:, :] - history[:, :1, :]
-        window_t = np.arange(fitted.shape[2], dtype=float) + quarter_index(self.window[0])
-        return fitted - self.ramp_lifts_at(pick, window_t)
+        return fitted - self.ramp_lifts_at(pick, self._window_t())
 
     def data_cost_gap(self) -> np.ndarray:
         """The rivals' log cost gaps to NVIDIA the fit saw (rival, window quarter)."""
@@ -244,8 +266,8 @@ class FittedSpend(Fitted):
             The tightest of M6's bounds per path and forecast quarter (draw, quarter), USD
             bn a year; None: the TAM is unbounded.
         held
-            The paths (draw,) bool whose rivals' positions are held where the fit left them
-            (:meth:`simulate`): an out-of-sample stack of the model and constant shares.
+            The paths (draw,) bool whose rivals' positions are held where their reports left
+            them (:meth:`simulate`): an out-of-sample stack of the model and constant shares.
         price_decline
             Yearly log fall of AWS's price per chip-hour after the data end (draw,), the
             cost paths' rate from the price model; None: the fit's ``price_decline``.

@@ -147,19 +147,33 @@ def simulate_positions(state: PositionState, cost_gap: np.ndarray, years: np.nda
     return out
 
 
-def held_positions(fitted: np.ndarray, horizon: int, rng: np.random.Generator) -> np.ndarray:
-    """The rivals' positions held where the fit left them (draw, rival, horizon): the
-    constant-shares baseline in the model's own space, the one an out-of-sample stack mixes
-    with the model's paths.
+def held_positions(fitted: np.ndarray, horizon: int, rng: np.random.Generator,
+                   last: np.ndarray | None = None) -> np.ndarray:
+    """The rivals' positions held where the data left them (draw, rival, window + horizon):
+    the constant-shares baseline in the model's own space, the one an out-of-sample stack
+    mixes with the model's paths.
 
-    ``fitted`` (draw, rival, window): each path's in-sample positions. From the last, each
-    quarter takes a normal step with the typical size of that path's quarterly changes in
-    the window (:func:`robust_step_sd`), as constant shares spread by the reported ratios'
-    changes.
+    ``fitted`` (draw, rival, window): each path's in-sample positions. ``last`` (rival,):
+    each rival's last window quarter that its own reports observe (None: the window's
+    last). A rival's path is its fitted positions up to that quarter; after it, each
+    quarter (in the window or after it) takes a normal step with the typical size of that
+    path's quarterly changes up to it (:func:`robust_step_sd`), as constant shares spread
+    by the reported ratios' changes. The window's quarters after a rival's last report are
+    the model's own projection, which a baseline must not hold. Random numbers: one block
+    of shocks (draw, rival, the longest held stretch).
     """
-    sd = robust_step_sd(np.diff(fitted, axis=2))
-    shocks = rng.standard_normal((*fitted.shape[:2], horizon))
-    return fitted[:, :, -1:] + np.cumsum(sd[:, :, None] * shocks, axis=2)
+    n_draws, n_rivals, window = fitted.shape
+    last = np.full(n_rivals, window - 1) if last is None else np.asarray(last, dtype=int)
+    if last.shape != (n_rivals,) or last.min() < 0 or last.max() > window - 1:
+        raise ValueError(f"last must be {n_rivals} window indices, got {last.tolist()}")
+    shocks = rng.standard_normal((n_draws, n_rivals, window - 1 - int(last.min()) + horizon))
+    out = np.concatenate([fitted, np.empty((n_draws, n_rivals, horizon))], axis=2)
+    for rival, end in enumerate(last):
+        sd = robust_step_sd(np.diff(fitted[:, rival, :end + 1], axis=1))
+        stretch = window - 1 - end + horizon
+        walk = np.cumsum(sd[:, None] * shocks[:, rival, :stretch], axis=1)
+        out[:, rival, end + 1:] = fitted[:, rival, end:end + 1] + walk
+    return out
 
 
 def robust_step_sd(steps: np.ndarray) -> np.ndarray:

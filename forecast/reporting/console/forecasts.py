@@ -174,9 +174,9 @@ def skill_text(gaps: Sequence[Mapping[str, Any]], stack: Mapping[str, Any] | Non
                   "backtests (docs/results.md):", *(f"  {gap['line']}" for gap in gaps)]
     if stack is not None:
         lines += ["", f"this forecast publishes the out-of-sample stack of the spend model "
-                  f"({stack['weight']:.0%} of paths) and its positions held where the fit "
-                  f"left them, constant shares in the model's own space ({stack['held_paths']} "
-                  "paths), with the weight the share backtest learnt"]
+                  f"({stack['weight']:.0%} of paths) and its positions held where each "
+                  f"rival's reports left them, constant shares in the model's own space "
+                  f"({stack['held_paths']} paths), with the weight the share backtest learnt"]
     elif gaps:
         lines.append("this forecast publishes the model's paths, not a stack with a baseline")
     return lines

@@ -1,5 +1,5 @@
-"""The rivals' positions held where the fit left them: the baseline of the forecast's stack
-(forecast.models.spend.simulation.held_positions and FittedSpend.simulate's ``held``)."""
+"""The rivals' positions held where their reports left them: the baseline of the forecast's
+stack (forecast.models.spend.simulation.held_positions and FittedSpend.simulate's ``held``)."""
 
 from __future__ import annotations
 
@@ -21,14 +21,39 @@ def test_held_positions_start_at_the_last_and_spread_like_the_fitted_changes() -
     fitted = np.stack([moving, still], axis=1)
     steps = np.diff(moving, axis=1)
     sd = 1.4826 * np.median(np.abs(steps - np.median(steps, axis=1, keepdims=True)), axis=1)
-    paths = held_positions(fitted, 6, np.random.default_rng(4))
-    assert paths.shape == (draws, 2, 6)
+    full = held_positions(fitted, 6, np.random.default_rng(4))
+    assert full.shape == (draws, 2, window + 6)
+    np.testing.assert_array_equal(full[:, :, :window], fitted)
+    paths = full[:, :, window:]
     # Centred on each path's last fitted position, with a random walk's sqrt(h) spread.
     shift = paths[:, 0, :] - moving[:, -1:]
     assert np.abs(np.median(shift, axis=0)).max() < 0.01
     ratio = shift / sd[:, None]
     np.testing.assert_allclose(ratio.std(axis=0), np.sqrt(np.arange(1, 7)), rtol=0.03)
     np.testing.assert_array_equal(paths[:, 1, :], -2.0)  # no fitted change, no spread
+
+
+def test_a_rival_is_held_from_its_last_report_not_from_the_models_projection() -> None:
+    rng = np.random.default_rng(5)
+    draws, window, reported = 20_000, 12, 9
+    steps = rng.normal(0.0, 0.1, (draws, window - 1))
+    # After the rival's last report (window index 9) the model projects it up by 0.5 a
+    # quarter: a held path must neither start from nor spread like that projection.
+    steps[:, reported:] = 0.5
+    fitted = np.concatenate([np.full((draws, 1), -3.0), -3.0 + np.cumsum(steps, axis=1)],
+                            axis=1)[:, None, :]
+    sd = 1.4826 * np.median(np.abs(steps[:, :reported] - np.median(
+        steps[:, :reported], axis=1, keepdims=True)), axis=1)
+    full = held_positions(fitted, 4, np.random.default_rng(6), last=np.array([reported]))
+    assert full.shape == (draws, 1, window + 4)
+    np.testing.assert_array_equal(full[:, 0, :reported + 1], fitted[:, 0, :reported + 1])
+    shift = full[:, 0, reported + 1:] - fitted[:, 0, reported:reported + 1]
+    assert np.abs(np.median(shift, axis=0)).max() < 0.01
+    # Six held steps: two window quarters after the report, then the four ahead.
+    np.testing.assert_allclose((shift / sd[:, None]).std(axis=0), np.sqrt(np.arange(1, 7)),
+                               rtol=0.03)
+    with pytest.raises(ValueError, match="window indices"):
+        held_positions(fitted, 4, np.random.default_rng(6), last=np.array([window]))
 
 
 def test_one_jump_of_nvidia_does_not_set_the_held_spread() -> None:
@@ -47,7 +72,8 @@ def test_one_jump_of_nvidia_does_not_set_the_held_spread() -> None:
     assert robust_step_sd(steps[:, :1]).tolist() == [0.0] * 50_000
 
 
-def test_held_paths_keep_the_last_fitted_position_and_the_others_are_the_models(spend) -> None:
+def test_held_paths_hold_each_rival_from_its_last_report_the_others_are_the_models(spend
+                                                                                   ) -> None:
     draws, horizon, window = 2000, 8, len(spend.window)
     pick = spend.draw_index(draws, np.random.default_rng(0))
     model, _ = spend.simulate(horizon, pick, np.random.default_rng(1))
@@ -59,29 +85,34 @@ def test_held_paths_keep_the_last_fitted_position_and_the_others_are_the_models(
 
     # The held draws come after every other random number: the rest are the model's paths.
     np.testing.assert_array_equal(mixed[~held], model[~held])
-    last = positions(model)[held, :, window - 1]
-    future = positions(mixed)[held][:, :, window:]
-    # The ramps go on from where the window left them: numpy's logistic curves, each
-    # generation's height added to its owner.
+    np.testing.assert_array_equal(mixed[:, 0, :window], model[:, 0, :window])  # NVIDIA's
+    last = spend.last_reported()
+    # AMD's last report (2025Q2) is a quarter before the window's end (NVIDIA's guide).
+    assert last[RIVALS.index("amd")] == window - 2
     t0 = quarter_index(spend.window[0])
-    ahead, at_end = np.arange(window, window + horizon) + t0, float(window - 1 + t0)
+    every = np.arange(window + horizon) + t0
     heights = np.concatenate([spend.stacked(name, pick[held]) for name in (
         "ramp_lift", "ramp_lift_ahead") if name in spend.posterior], axis=1)
     lifts = lift_layout(spend.data["ramps"])
-    rise = (1.0 / (1.0 + np.exp(-(ahead[None, :] - lifts["midpoint"][:, None]) / RAMP_WIDTH))
-            - 1.0 / (1.0 + np.exp(-(at_end - lifts["midpoint"][:, None]) / RAMP_WIDTH)))
-    ramp = np.zeros_like(future)
-    for g, owner in enumerate(lifts["owner"]):
-        ramp[:, owner, :] += heights[:, g, None] * rise[g][None, :]
-    assert np.median(ramp[:, RIVALS.index("aws"), -1]) > 0.1  # Trainium3 ramps in the horizon
-    shift = future - last[:, :, None] - ramp
-    # Centred on the last fitted position plus the ramps' growth: each median within 4 of
-    # its Monte Carlo errors.
-    error = 1.2533 * shift.std(axis=0) / np.sqrt(len(shift))
-    assert np.all(np.abs(np.median(shift, axis=0)) < 4 * error + 1e-12)
+    curves = 1.0 / (1.0 + np.exp(-(every[None, :] - lifts["midpoint"][:, None]) / RAMP_WIDTH))
+    held_model, held_mixed = positions(model)[held], positions(mixed)[held]
+    for rival, end in enumerate(last):
+        # Up to its last report, a rival's fitted positions; after it, held there while
+        # the ramps go on: numpy's logistic curves, each generation's height to its owner.
+        np.testing.assert_array_equal(held_mixed[:, rival, :end + 1],
+                                      held_model[:, rival, :end + 1])
+        ramp = sum(heights[:, g, None] * (curves[g, end + 1:] - curves[g, end])[None, :]
+                   for g in np.flatnonzero(lifts["owner"] == rival))
+        shift = held_mixed[:, rival, end + 1:] - held_model[:, rival, end:end + 1] - ramp
+        # Centred on the last reported position plus the ramps' growth: each median within
+        # 4 of its Monte Carlo errors.
+        error = 1.2533 * shift.std(axis=0) / np.sqrt(len(shift))
+        assert np.all(np.abs(np.median(shift, axis=0)) < 4 * error + 1e-12)
+    aws = RIVALS.index("aws")
+    assert np.median((heights[:, lifts["owner"] == aws] * (curves[lifts["owner"] == aws, -1]
+                      - curves[lifts["owner"] == aws, window - 1])).sum(axis=1)) > 0.1
     # The model moves some rival's median position by far more than that over two years.
     moved = np.median(positions(model)[~held][:, :, -1] - positions(model)[~held][:, :,
                                                                                 window - 1],
                       axis=0)
     assert np.abs(moved).max() > 0.1
-
