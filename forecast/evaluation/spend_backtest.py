@@ -401,5 +401,19 @@ def backtest_spend(dataset: Any, origins: int = 6, quarters: int = 4, draws: int
     tidy.attrs["fits"] = [entry["info"] for entry in scored.attrs.get("info", [])
                           if entry["forecaster"] == BAYES and entry["info"]]
     tidy.attrs["weights"] = weights
-    tidy.attrs["report"] = harness.summarize_scores(scored)
+    tidy.attrs["report"] = {**harness.summarize_scores(scored), "by_cutoff": by_cutoff(scored)}
     return tidy, summarize(tidy)
+
+
+def by_cutoff(scored: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each forecaster's mean log CRPS and 80% coverage per series and cut-off, over every
+    quarter ahead (JSON-ready rows: series, cutoff, model, n, crps_log, coverage_80): where
+    in time a model wins or loses, which the pooled means hide with five cut-offs."""
+    rows = []
+    for (series, origin, model), cells in scored.groupby(["key", "origin", "forecaster"],
+                                                         sort=True):
+        rows.append({"series": str(series), "cutoff": str(pd.Timestamp(origin).date()),
+                     "model": str(model), "n": len(cells),
+                     "crps_log": float(cells["log_crps"].mean()),
+                     "coverage_80": float(cells["in_80"].mean())})
+    return rows

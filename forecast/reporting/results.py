@@ -243,7 +243,8 @@ def backtest_texts(directory: Path | None) -> dict[str, str]:
                          f"{_num(pooled.get('crps'))} | {_num(pooled.get('coverage_80'))} | "
                          f"{_num(pooled.get('coverage_95'))} | {_num(pooled.get('mean_pit'))} |")
         lines += ["", *_by_quarters_ahead(report.get("models", [])), *_by_series(report),
-                  *_by_price_class(report), *_stack_weights(report.get("weights", {}))]
+                  *_by_cutoff(report), *_by_price_class(report),
+                  *_stack_weights(report.get("weights", {}))]
         texts[path.stem] = "\n".join(lines)
     return texts
 
@@ -289,6 +290,26 @@ def _by_series(report: dict[str, Any]) -> list[str]:
     for row in rows:
         lines.append(f"| {row['series']} | {row['model']} | {row['n']} | "
                      f"{_num(row.get('crps_log'))} | {_num(row.get('coverage_80'))} |")
+    return lines
+
+
+def _by_cutoff(report: dict[str, Any]) -> list[str]:
+    """Log CRPS of each model per series and cut-off, over every quarter ahead."""
+    rows = report.get("by_cutoff", [])
+    if not rows:
+        return []
+    models = list(dict.fromkeys(row["model"] for row in rows))
+    cells = {(row["series"], row["cutoff"], row["model"]): row for row in rows}
+    lines = ["", "Log CRPS per series and cut-off, all quarters ahead (n cells; a model "
+             "scored on fewer says so):", "",
+             "| series | cut-off | n | " + " | ".join(models) + " |",
+             "|---|---|---|" + "---|" * len(models)]
+    for series, cutoff in dict.fromkeys((row["series"], row["cutoff"]) for row in rows):
+        scores = [cells.get((series, cutoff, model)) for model in models]
+        n = max(row["n"] for row in scores if row)
+        lines.append(f"| {series} | {cutoff} | {n} | " + " | ".join(
+            "" if row is None else _num(row["crps_log"])
+            + ("" if row["n"] == n else f" (n={row['n']})") for row in scores) + " |")
     return lines
 
 

@@ -486,6 +486,15 @@ def test_backtest_spend_scores_the_model_walk_and_stack_on_common_cells(
     # agrees with the scores of the tidy frame.
     assert by_model["last"] == pytest.approx(
         crps.loc[(crps["model"] == "last") & (crps["series"] == NVIDIA), "value"].mean())
+    # Per series and cut-off: the tidy frame's means over the quarters ahead.
+    rows = {(r["series"], r["cutoff"], r["model"]): r for r in tidy.attrs["report"]["by_cutoff"]}
+    log = tidy[(tidy["metric"] == "crps_log") & (tidy["model"] == "last")
+               & (tidy["series"] == NVIDIA)]
+    for cutoff, cells in log.groupby("cutoff"):
+        row = rows[(NVIDIA, str(cutoff.date()), "last")]
+        assert row["n"] == len(cells) == 2
+        assert row["crps_log"] == pytest.approx(cells["value"].mean())
+    assert {series for series, _, model in rows if model == BAYES} == {NVIDIA}
 
 
 def test_backtest_spend_baselines_only(dataset: Any) -> None:

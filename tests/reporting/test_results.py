@@ -70,3 +70,15 @@ def test_every_figure_the_docs_show_exists() -> None:
     for page in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]:
         for target in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page.read_text()):
             assert (page.parent / target).is_file(), f"{page.name}: {target} is missing"
+
+
+def test_the_backtests_by_cut_off_say_where_a_model_has_fewer_cells() -> None:
+    row = {"series": "amd", "cutoff": "2024-02-21", "crps_log": 0.1, "coverage_80": 1.0}
+    report = {"by_cutoff": [{**row, "model": "held", "n": 4},
+                            {**row, "model": "ets", "n": 2, "crps_log": 0.25},
+                            {**row, "cutoff": "2024-05-22", "model": "held", "n": 4}]}
+    lines = results._by_cutoff(report)
+    assert lines[3] == "| series | cut-off | n | held | ets |"
+    assert lines[5:] == ["| amd | 2024-02-21 | 4 | 0.100 | 0.250 (n=2) |",
+                         "| amd | 2024-05-22 | 4 | 0.100 |  |"]
+    assert results._by_cutoff({}) == []
