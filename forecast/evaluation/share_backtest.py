@@ -10,8 +10,11 @@ origin (NVIDIA's ``h``-th next fiscal quarter). Forecasters:
 - ``spend_model``: the spend model refitted at the origin; the ratio of its joint posterior
   predictive paths of the two series (one set of draws for both);
 - ``constant_share``: the last reported ratio held, with a random-walk spread from the
-  ratio's reported changes (what "shares stay where they are" forecasts);
-- ``rw_drift``: the same plus the mean change per quarter;
+  ratio's reported changes (what "shares stay where they are" forecasts), read as the held
+  twin reads its steps: their median absolute deviation, so NVIDIA's one jump of 2023Q2
+  does not widen every quarter (the held twin's rule, applied to the baseline it is scored
+  against);
+- ``rw_drift``: the mean change per quarter added, spread by the changes' sd;
 - ``spend_model (held positions)``: the same fit with each rival's position held where its
   last report left it, spread by its fitted quarterly changes: constant shares in the model's own
   space, the one baseline a forecast's paths can be mixed with (TAM and shares stay one
@@ -40,6 +43,7 @@ from forecast.evaluation import harness
 from forecast.evaluation.spend_backtest import HELD, all_cutoffs
 from forecast.evaluation.spend_forecasters import HELD_PATHS, SpendForecaster
 from forecast.models.spend.evidence import observed_series
+from forecast.models.spend.simulation import robust_step_sd
 
 MODEL = "spend_model"
 NAIVE = "constant_share"
@@ -131,7 +135,7 @@ class HeldRatios:
                 continue
             steps = np.diff(history)
             mean = steps.mean() if self.drift else 0.0
-            sd = steps.std(ddof=1)
+            sd = steps.std(ddof=1) if self.drift else float(robust_step_sd(steps))
             walk = np.cumsum(rng.normal(mean, sd, size=(self.draws, self.quarters)), axis=1)
             for h in range(1, self.quarters + 1):
                 cells[(name, h)] = history[-1] + walk[:, h - 1]
