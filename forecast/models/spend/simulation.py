@@ -149,9 +149,9 @@ def simulate_positions(state: PositionState, cost_gap: np.ndarray, years: np.nda
 
 def held_positions(fitted: np.ndarray, horizon: int, rng: np.random.Generator,
                    last: np.ndarray | None = None) -> np.ndarray:
-    """The rivals' positions held where the data left them (draw, rival, window + horizon):
-    the constant-shares baseline in the model's own space, the one an out-of-sample stack
-    mixes with the model's paths.
+    """The rivals' positions held where their reports left them (draw, rival, window +
+    horizon): the constant-shares baseline in the model's own space, the one an
+    out-of-sample stack mixes with the model's paths.
 
     ``fitted`` (draw, rival, window): each path's in-sample positions. ``last`` (rival,):
     each rival's last window quarter that its own reports observe (None: the window's
